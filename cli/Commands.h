@@ -1,0 +1,14 @@
+// One function per subcommand: each registers its options and returns the action to run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace isam::cli {
+
+using Action = std::function<int()>;
+
+Action registerCheck(CLI::App &app);
+Action registerDumpIr(CLI::App &app);
+
+} // namespace isam::cli

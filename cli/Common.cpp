@@ -1,0 +1,103 @@
+#include "Common.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace isam::cli {
+
+void addCommonOptions(CLI::App &cmd, CommonOptions &opts) {
+  cmd.add_option("-I,--include", opts.includeDirs, "Directory searched for imports")
+      ->check(CLI::ExistingDirectory);
+  cmd.add_option("--format", opts.format, "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}}));
+}
+
+void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts) {
+  cmd.add_option("--instance", opts.instance, "Work on this instance (default: every instance)");
+  auto *kernel =
+      cmd.add_option("--kernel", opts.kernel, "Work on this kernel, with sizes bound by -D");
+  cmd.add_option("-D,--define", opts.defines, "Bind a size parameter: -D NAME=VALUE")
+      ->needs(kernel);
+  cmd.get_option("--instance")->excludes(kernel);
+}
+
+SessionOptions sessionOptions(const CommonOptions &opts) {
+  SessionOptions s;
+  s.searchPath = opts.includeDirs;
+  return s;
+}
+
+bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, DiagnosticSink &diags) {
+  out.instance = opts.instance;
+  out.kernel = opts.kernel;
+  bool ok = true;
+  for (const auto &d : opts.defines) {
+    auto eq = d.find('=');
+    std::string name = d.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : d.substr(eq + 1);
+    char *end = nullptr;
+    errno = 0;
+    long long v = value.empty() ? 0 : std::strtoll(value.c_str(), &end, 10);
+    if (eq == std::string::npos || name.empty() || value.empty() || *end != 0 || errno ||
+        v <= 0 || v > (1LL << 40)) {
+      diags.error("E0409", {},
+                  "-D expects NAME=VALUE with a positive integer VALUE, got '" + d + "'");
+      ok = false;
+      continue;
+    }
+    out.sizes[name] = v;
+  }
+  return ok;
+}
+
+namespace {
+
+nlohmann::json position(const SourceManager &sm, FileId file, uint32_t offset) {
+  LineColumn lc = sm.lineColumn(file, offset);
+  return {{"line", lc.line}, {"character", lc.column}};
+}
+
+nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
+  if (!r.valid())
+    return nullptr;
+  return {{"start", position(sm, r.file, r.begin)}, {"end", position(sm, r.file, r.end)}};
+}
+
+} // namespace
+
+void printDiagnostics(const std::vector<Session *> &sessions, Format format) {
+  nlohmann::json out = nlohmann::json::array();
+  for (Session *session : sessions) {
+  const SourceManager &sm = session->sources();
+  if (format == Format::Text) {
+    for (const auto &d : session->diagnostics().all())
+      std::cerr << renderDiagnostic(d, sm);
+    continue;
+  }
+  for (const auto &d : session->diagnostics().all()) {
+    nlohmann::json j = {{"file", d.range.valid() ? sm.path(d.range.file) : ""},
+                        {"range", rangeJson(sm, d.range)},
+                        {"severity", severityName(d.severity)},
+                        {"code", d.code},
+                        {"message", d.message}};
+    nlohmann::json notes = nlohmann::json::array();
+    for (const auto &n : d.notes)
+      notes.push_back({{"file", n.range.valid() ? sm.path(n.range.file) : ""},
+                       {"range", rangeJson(sm, n.range)},
+                       {"message", n.message}});
+    j["notes"] = notes;
+    nlohmann::json fixes = nlohmann::json::array();
+    for (const auto &f : d.fixits)
+      fixes.push_back({{"range", rangeJson(sm, f.range)}, {"replacement", f.replacement}});
+    j["fixes"] = fixes;
+    out.push_back(j);
+  }
+  }
+  if (format == Format::Text)
+    return;
+  // Invalid UTF-8 in messages (echoed user text) is replaced rather than thrown on.
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+} // namespace isam::cli

@@ -1,0 +1,40 @@
+// Pieces every subcommand shares: the options that select files and instances, and printing of
+// diagnostics as text (clang-style) or JSON. The CLI only drives the core and formats results.
+#pragma once
+
+#include "driver/Session.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace isam::cli {
+
+enum class Format { Text, Json };
+
+struct CommonOptions {
+  std::vector<std::string> includeDirs;
+  Format format = Format::Text;
+};
+
+struct SelectorOptions {
+  std::string instance;
+  std::string kernel;
+  std::vector<std::string> defines; // NAME=VALUE
+};
+
+void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
+void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts);
+
+SessionOptions sessionOptions(const CommonOptions &opts);
+
+// Parses -D values into sizes; reports malformed ones to the session's diagnostics.
+bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, DiagnosticSink &diags);
+
+// Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
+void printDiagnostics(const std::vector<Session *> &sessions, Format format);
+inline void printDiagnostics(Session &session, Format format) {
+  printDiagnostics(std::vector<Session *>{&session}, format);
+}
+
+} // namespace isam::cli

@@ -1,0 +1,49 @@
+// `isamap dump-ir FILE`: the compute IR of the selected instances and the hardware model of
+// every target and system the file declares or imports, as readable text.
+#include "Commands.h"
+#include "Common.h"
+
+#include <iostream>
+#include <memory>
+
+namespace isam::cli {
+
+Action registerDumpIr(CLI::App &app) {
+  struct Options {
+    std::string file;
+    CommonOptions common;
+    SelectorOptions selector;
+  };
+  auto opts = std::make_shared<Options>();
+  auto *cmd = app.add_subcommand("dump-ir", "Print the compute IR and the hardware model");
+  cmd->add_option("file", opts->file, "The .isam file")->required();
+  addCommonOptions(*cmd, opts->common);
+  addSelectorOptions(*cmd, opts->selector);
+  return [opts]() {
+    Session session(sessionOptions(opts->common));
+    InstanceSelector sel;
+    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
+        !session.loadFile(opts->file)) {
+      printDiagnostics(session, Format::Text);
+      return 1;
+    }
+    std::vector<ir::Kernel> kernels = session.instances(sel);
+    std::vector<hw::Target> targets = session.allTargets();
+    std::vector<hw::System> systems;
+    for (const auto &[name, _] : session.symbols().systems)
+      if (auto s = session.system(name))
+        systems.push_back(std::move(*s));
+    printDiagnostics(session, Format::Text);
+    if (session.diagnostics().hasErrors())
+      return 1;
+    for (const auto &k : kernels)
+      std::cout << ir::printKernel(k) << "\n";
+    for (const auto &t : targets)
+      std::cout << hw::printTarget(t) << "\n";
+    for (const auto &s : systems)
+      std::cout << hw::printSystem(s) << "\n";
+    return 0;
+  };
+}
+
+} // namespace isam::cli

@@ -1,0 +1,33 @@
+// The `isamap` command: one binary, one subcommand per stage of the pipeline.
+#include "Commands.h"
+
+#include <iostream>
+
+int main(int argc, char **argv) {
+  CLI::App app{"isamap: map deep-learning kernels onto described hardware", "isamap"};
+  app.set_version_flag("--version", "isamap " ISAMAP_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App *, isam::cli::Action>> commands;
+  auto add = [&](isam::cli::Action (*reg)(CLI::App &)) {
+    size_t before = app.get_subcommands({}).size();
+    isam::cli::Action action = reg(app);
+    commands.push_back({app.get_subcommands({})[before], std::move(action)});
+  };
+  add(isam::cli::registerCheck);
+  add(isam::cli::registerDumpIr);
+  for (auto &[cmd, _] : commands)
+    cmd->set_version_flag("--version", "isamap " ISAMAP_VERSION);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return 2; // usage errors
+  }
+  for (auto &[cmd, action] : commands)
+    if (cmd->parsed())
+      return action();
+  return 2;
+}

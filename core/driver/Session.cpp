@@ -1,0 +1,289 @@
+#include "driver/Session.h"
+
+#include "syntax/Parser.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace isam {
+
+namespace {
+
+std::string canonical(const std::string &path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::path(path), ec);
+  return ec ? path : p.string();
+}
+
+bool isRegularFile(const fs::path &p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+} // namespace
+
+std::string defaultHwdescDir() {
+  if (const char *env = std::getenv("ISAMAP_HWDESC"); env && *env)
+    return env;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    fs::path installed = fs::path(exe).parent_path().parent_path() / "share/isamap/hwdesc";
+    std::error_code ec;
+    if (fs::is_directory(installed, ec))
+      return installed.string();
+  }
+  return ISAMAP_SOURCE_DIR "/hwdesc";
+}
+
+Session::Session(SessionOptions options) : options_(std::move(options)) {
+  // The hwdesc directory and its parent: both `import "x86_avx512.isam"` and
+  // `import "hwdesc/x86_avx512.isam"` resolve.
+  std::string hw = defaultHwdescDir();
+  options_.searchPath.push_back(hw);
+  options_.searchPath.push_back(fs::path(hw).parent_path().string());
+}
+
+std::vector<const ast::File *> Session::files() const {
+  std::vector<const ast::File *> out;
+  for (const auto &f : files_)
+    out.push_back(f.get());
+  return out;
+}
+
+std::optional<std::string> Session::readFile(const std::string &path) const {
+  if (auto it = options_.overlays.find(canonical(path)); it != options_.overlays.end())
+    return it->second;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    return std::nullopt;
+  return ss.str();
+}
+
+FileId Session::addAndParse(const std::string &path, std::string text) {
+  FileId id = sources_.addFile(path, std::move(text));
+  loaded_[canonical(path)] = id;
+  auto file = std::make_unique<ast::File>(parseFile(id, sources_, diags_));
+  files_.push_back(std::move(file));
+  return id;
+}
+
+bool Session::loadFile(const std::string &path) {
+  auto text = readFile(path);
+  if (!text) {
+    diags_.error("E0603", {}, "cannot read '" + path + "': " +
+                                  (fs::exists(path) ? "it is not a readable file"
+                                                    : "no such file"));
+    return false;
+  }
+  loadText(path, std::move(*text));
+  return true;
+}
+
+void Session::loadText(const std::string &path, std::string text) {
+  FileId id = addAndParse(path, std::move(text));
+  std::vector<std::string> stack{canonical(path)};
+  loadImports(id, stack);
+}
+
+std::optional<std::string> Session::resolveImport(const std::string &from, const std::string &path,
+                                                  std::vector<std::string> &tried) const {
+  fs::path p(path);
+  std::vector<fs::path> candidates;
+  if (p.is_absolute())
+    candidates.push_back(p);
+  else {
+    candidates.push_back(fs::path(from).parent_path() / p);
+    for (const auto &dir : options_.searchPath)
+      candidates.push_back(fs::path(dir) / p);
+  }
+  for (const auto &c : candidates) {
+    tried.push_back(c.lexically_normal().string());
+    if (options_.overlays.count(canonical(c.string())) || isRegularFile(c))
+      return c.lexically_normal().string();
+  }
+  return std::nullopt;
+}
+
+// Depth-first: `stack` holds the canonical paths of the files being imported, so an import of
+// one of them is a cycle.
+void Session::loadImports(FileId file, std::vector<std::string> &stack) {
+  // Copy: loading imports appends to files_, which may move the vector's elements.
+  std::vector<ast::ImportDecl> imports;
+  for (const auto &f : files_)
+    if (f->id == file)
+      imports = f->imports;
+  for (const auto &imp : imports) {
+    std::vector<std::string> tried;
+    auto resolved = resolveImport(sources_.path(file), imp.path, tried);
+    if (!resolved) {
+      auto &d = diags_.error("E0601", imp.range, "cannot find the imported file '" + imp.path + "'");
+      for (const auto &t : tried)
+        d.note({}, "looked for " + t);
+      continue;
+    }
+    std::string key = canonical(*resolved);
+    if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
+      auto &d = diags_.error("E0602", imp.range, "import cycle: '" + imp.path + "' imports this file again");
+      for (const auto &s : stack)
+        d.note({}, "imported through " + s);
+      continue;
+    }
+    if (loaded_.count(key))
+      continue;
+    auto text = readFile(*resolved);
+    if (!text) {
+      diags_.error("E0603", imp.range, "cannot read '" + *resolved + "'");
+      continue;
+    }
+    FileId id = addAndParse(*resolved, std::move(*text));
+    stack.push_back(key);
+    loadImports(id, stack);
+    stack.pop_back();
+  }
+}
+
+const sema::Symbols &Session::symbols() {
+  if (!symbols_)
+    symbols_ = sema::collectSymbols(files(), diags_);
+  return *symbols_;
+}
+
+void Session::checkAll() {
+  symbols();
+  for (const auto &f : files_)
+    for (const auto &k : f->kernels)
+      if (!kernelOk_.count(k.name.name))
+        kernelOk_[k.name.name] = sema::checkKernel(k, diags_);
+  for (const auto &f : files_)
+    for (const auto &i : f->instances) {
+      auto it = kernelOk_.find(i.kernel.name);
+      if (it == kernelOk_.end() || it->second)
+        sema::instantiate(i, symbols(), diags_);
+    }
+  for (const auto &[name, decl] : symbols().targets)
+    target(name);
+  for (const auto &[name, decl] : symbols().systems)
+    sema::buildSystem(*decl, symbols(), diags_);
+}
+
+std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
+  std::vector<ir::Kernel> out;
+  const auto &syms = symbols();
+  auto kernelChecked = [&](const ast::KernelDecl &k) {
+    auto it = kernelOk_.find(k.name.name);
+    if (it == kernelOk_.end())
+      it = kernelOk_.emplace(k.name.name, sema::checkKernel(k, diags_)).first;
+    return it->second;
+  };
+  if (!sel.instance.empty()) {
+    auto it = syms.instances.find(sel.instance);
+    if (it == syms.instances.end()) {
+      std::vector<std::string> names;
+      for (const auto &[n, _] : syms.instances)
+        names.push_back(n);
+      std::string msg = "no instance named '" + sel.instance + "'";
+      if (auto m = closestMatch(sel.instance, names); !m.empty())
+        msg += "; did you mean '" + m + "'?";
+      diags_.error("E0202", {}, msg);
+      return out;
+    }
+    auto k = syms.kernels.find(it->second->kernel.name);
+    if (k != syms.kernels.end() && !kernelChecked(*k->second))
+      return out;
+    if (auto ir = sema::instantiate(*it->second, syms, diags_))
+      out.push_back(std::move(*ir));
+    return out;
+  }
+  if (!sel.kernel.empty()) {
+    auto it = syms.kernels.find(sel.kernel);
+    if (it == syms.kernels.end()) {
+      diags_.error("E0202", {}, "no kernel named '" + sel.kernel + "'");
+      return out;
+    }
+    for (const auto &[name, _] : sel.sizes) {
+      bool known = false;
+      for (const auto &p : it->second->sizeParams)
+        known = known || p.name == name;
+      if (!known)
+        diags_.error("E0409", {}, "kernel '" + sel.kernel + "' has no size parameter '" + name + "'");
+    }
+    if (diags_.hasErrors() || !kernelChecked(*it->second))
+      return out;
+    if (auto ir = sema::instantiate(*it->second, sel.kernel, sel.sizes, {}, diags_))
+      out.push_back(std::move(*ir));
+    return out;
+  }
+  if (const ast::File *main = mainFile())
+    for (const auto &i : main->instances) {
+      auto k = syms.kernels.find(i.kernel.name);
+      if (k != syms.kernels.end() && !kernelChecked(*k->second))
+        continue;
+      if (auto ir = sema::instantiate(i, syms, diags_))
+        out.push_back(std::move(*ir));
+    }
+  return out;
+}
+
+std::optional<hw::Target> Session::target(const std::string &name, SourceRange use) {
+  if (auto it = targets_.find(name); it != targets_.end())
+    return it->second;
+  const auto *syms = &symbols();
+  if (!syms->targets.count(name)) {
+    // Not declared or imported: look for the shipped description of that name.
+    std::vector<std::string> tried;
+    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried)) {
+      std::vector<std::string> stack;
+      if (!loaded_.count(canonical(*path))) {
+        if (auto text = readFile(*path)) {
+          FileId id = addAndParse(*path, std::move(*text));
+          stack.push_back(canonical(*path));
+          loadImports(id, stack);
+          symbols_.reset();
+          syms = &symbols();
+        }
+      }
+    }
+  }
+  auto it = syms->targets.find(name);
+  if (it == syms->targets.end()) {
+    std::vector<std::string> names;
+    for (const auto &[n, _] : syms->targets)
+      names.push_back(n);
+    std::string msg = "unknown target '" + name + "'";
+    if (auto m = closestMatch(name, names); !m.empty())
+      msg += "; did you mean '" + m + "'?";
+    diags_.error("E0202", use, msg);
+    return targets_[name] = std::nullopt;
+  }
+  return targets_[name] = sema::buildTarget(*it->second, diags_);
+}
+
+std::vector<hw::Target> Session::allTargets() {
+  std::vector<hw::Target> out;
+  for (const auto &[name, decl] : symbols().targets)
+    if (auto t = target(name))
+      out.push_back(std::move(*t));
+  return out;
+}
+
+std::optional<hw::System> Session::system(const std::string &name) {
+  auto it = symbols().systems.find(name);
+  if (it == symbols().systems.end())
+    return std::nullopt;
+  return sema::buildSystem(*it->second, symbols(), diags_);
+}
+
+} // namespace isam

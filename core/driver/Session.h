@@ -1,0 +1,85 @@
+// A compilation session: the one entry point the CLI and the language server drive.
+//
+// It owns the sources, the ASTs and the diagnostics, resolves imports (relative to the
+// importing file, then the search path, which ends with the shipped hwdesc/), and hands out each
+// stage's result as a plain value. Stages run lazily and at most once per session; a new text
+// means a new session.
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "hw/Hardware.h"
+#include "ir/Compute.h"
+#include "sema/Sema.h"
+#include "syntax/Ast.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isam {
+
+struct SessionOptions {
+  std::vector<std::string> searchPath; // searched after the importing file's directory
+  // Texts of open editor documents, by canonical path; they win over the files on disk.
+  std::map<std::string, std::string> overlays;
+};
+
+// Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed
+// share/isamap/hwdesc beside the executable, or the source tree's hwdesc/.
+std::string defaultHwdescDir();
+
+// What a command works on: one named instance, a kernel bound with -D sizes, or (neither) every
+// instance the main file declares.
+struct InstanceSelector {
+  std::string instance;
+  std::string kernel;
+  std::map<std::string, int64_t> sizes;
+};
+
+class Session {
+public:
+  explicit Session(SessionOptions options = {});
+
+  // Reads and parses the main file and, transitively, its imports. False if the main file
+  // cannot be read (a diagnostic says why).
+  bool loadFile(const std::string &path);
+  // As loadFile, with the main file's text given (editor buffers, tests, stdin).
+  void loadText(const std::string &path, std::string text);
+
+  SourceManager &sources() { return sources_; }
+  DiagnosticSink &diagnostics() { return diags_; }
+  const ast::File *mainFile() const { return files_.empty() ? nullptr : files_.front().get(); }
+  std::vector<const ast::File *> files() const;
+
+  // Runs every semantic check: kernels, instances, targets and systems of all loaded files.
+  void checkAll();
+
+  const sema::Symbols &symbols();
+  // The kernels selected (see InstanceSelector); diagnostics for failures.
+  std::vector<ir::Kernel> instances(const InstanceSelector &selector);
+  // A target by name: declared in a loaded file, or else hwdesc/NAME.isam from the search path.
+  std::optional<hw::Target> target(const std::string &name, SourceRange use = {});
+  std::vector<hw::Target> allTargets();
+  std::optional<hw::System> system(const std::string &name);
+
+private:
+  FileId addAndParse(const std::string &path, std::string text);
+  void loadImports(FileId file, std::vector<std::string> &stack);
+  std::optional<std::string> resolveImport(const std::string &from, const std::string &path,
+                                           std::vector<std::string> &tried) const;
+  std::optional<std::string> readFile(const std::string &path) const;
+
+  SessionOptions options_;
+  SourceManager sources_;
+  DiagnosticSink diags_;
+  std::vector<std::unique_ptr<ast::File>> files_;
+  std::map<std::string, FileId> loaded_; // canonical path to file
+  std::optional<sema::Symbols> symbols_;
+  std::map<std::string, bool> kernelOk_;
+  std::map<std::string, std::optional<hw::Target>> targets_;
+};
+
+} // namespace isam

@@ -1,0 +1,111 @@
+#include "hw/Hardware.h"
+
+#include <sstream>
+
+namespace isam::hw {
+
+int Target::memoryIndex(const std::string &name) const {
+  for (size_t i = 0; i < memories.size(); ++i)
+    if (memories[i].name == name)
+      return int(i);
+  return -1;
+}
+
+const Instruction *Target::instruction(const std::string &name) const {
+  for (const auto &i : instructions)
+    if (i.name == name)
+      return &i;
+  return nullptr;
+}
+
+namespace {
+
+std::string bytes(uint64_t b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && b % 1024 == 0 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return std::to_string(b) + " " + units[u];
+}
+
+} // namespace
+
+std::string printTarget(const Target &t) {
+  std::ostringstream out;
+  out << "target " << t.name << "\n";
+  if (!t.triple.empty())
+    out << "  llvm triple \"" << t.triple << "\" cpu \"" << t.cpu << "\" features \""
+        << t.features << "\"\n";
+  out << "  cores " << t.cores << ", clock " << t.clockHz / 1e9 << " GHz\n";
+  for (const auto &m : t.memories) {
+    out << "  " << (m.isRegisters ? "registers " : "memory ") << m.name;
+    if (m.parent >= 0)
+      out << " : " << t.memories[m.parent].name;
+    if (m.isRegisters)
+      out << "  count " << m.registerCount << ", width " << m.registerBytes << " B";
+    else
+      out << "  size " << bytes(m.sizeBytes);
+    if (m.lineBytes)
+      out << ", line " << m.lineBytes << " B";
+    if (m.banks > 1)
+      out << ", banks " << m.banks;
+    if (m.bandwidthBytesPerCycle > 0)
+      out << ", bandwidth " << m.bandwidthBytesPerCycle << " B/cycle";
+    out << "\n";
+  }
+  for (const auto &u : t.units)
+    out << "  unit " << u.name << "  count " << u.count << "\n";
+  for (const auto &i : t.instructions) {
+    out << "  " << (i.isMove ? "move " : "instr ") << i.name;
+    if (!i.sizeParams.empty()) {
+      out << "<";
+      for (size_t p = 0; p < i.sizeParams.size(); ++p)
+        out << (p ? ", " : "") << i.sizeParams[p];
+      out << ">";
+    }
+    out << "  latency " << i.cost.latencyCycles << ", per_cycle " << i.cost.perCycle;
+    if (i.cost.bandwidthBytesPerCycle > 0)
+      out << ", bandwidth " << i.cost.bandwidthBytesPerCycle << " B/cycle";
+    out << "\n";
+    for (const auto &op : i.semantics.tensors) {
+      out << "    " << ir::tensorRoleName(op.role) << " " << op.name << ": "
+          << ir::elemTypeName(op.type);
+      if (!op.shape.empty()) {
+        out << "[";
+        for (size_t d = 0; d < op.shape.size(); ++d)
+          out << (d ? ", " : "")
+              << (op.shapeParams[d].empty() ? std::to_string(op.shape[d]) : op.shapeParams[d]);
+        out << "]";
+      }
+      out << " in " << op.memory << "\n";
+    }
+    for (const auto &s : i.semantics.statements)
+      out << "    " << ir::printStatement(s, i.semantics.tensors) << "\n";
+    if (!i.asmTemplate.empty())
+      out << "    asm \"" << i.asmTemplate << "\"\n";
+  }
+  return out.str();
+}
+
+std::string printSystem(const System &s) {
+  std::ostringstream out;
+  out << "system " << s.name << "\n";
+  for (const auto &h : s.hosts)
+    out << "  host " << h << "\n";
+  for (const auto &d : s.devices)
+    out << "  device " << d << "\n";
+  for (const auto &group : s.shared) {
+    out << "  shared";
+    for (size_t i = 0; i < group.size(); ++i)
+      out << (i ? ", " : " ") << group[i].target << "." << group[i].memory;
+    out << "\n";
+  }
+  for (const auto &l : s.links)
+    out << "  link " << l.from.target << "." << l.from.memory << " -> " << l.to.target << "."
+        << l.to.memory << "  bandwidth " << l.bandwidthBytesPerCycle << " B/cycle\n";
+  return out.str();
+}
+
+} // namespace isam::hw

@@ -1,0 +1,88 @@
+// The hardware model: a target description as a graph of memories (each with a parent one
+// level further from the compute), compute units, and instructions and moves whose semantics
+// are compute-IR statements. Built by sema/ from `target` and `system` declarations; read by
+// the mapper, scheduler, backends and viz. Holds no per-target knowledge of its own.
+#pragma once
+
+#include "ir/Compute.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isam::hw {
+
+struct Memory {
+  std::string name;
+  int parent = -1;        // index into Target::memories; -1 for the outermost level
+  bool isRegisters = false;
+  uint64_t sizeBytes = 0; // registers: count * width
+  uint32_t lineBytes = 0;
+  uint32_t banks = 1;
+  double bandwidthBytesPerCycle = 0; // to the parent level; 0 when not described
+  double latencyCycles = 0;
+  uint32_t registerCount = 0; // registers only
+  uint32_t registerBytes = 0;
+  SourceRange range;
+};
+
+struct Unit {
+  std::string name;
+  uint32_t count = 1;
+  SourceRange range;
+};
+
+struct Cost {
+  double latencyCycles = 1;
+  double perCycle = 1;               // issue rate: instructions started per cycle per core
+  double bandwidthBytesPerCycle = 0; // moves
+};
+
+struct Instruction {
+  std::string name;
+  bool isMove = false;
+  std::vector<std::string> sizeParams;
+  // Operands are the tensors of `semantics` (role In, Out or InOut; memory set).
+  ir::Kernel semantics;
+  int unit = -1;
+  Cost cost;
+  std::string asmTemplate;
+  SourceRange range;
+};
+
+struct Target {
+  std::string name;
+  std::string triple, cpu, features; // empty for targets with no LLVM backend
+  uint32_t cores = 1;
+  double clockHz = 1e9;
+  std::vector<Memory> memories;
+  std::vector<Unit> units;
+  std::vector<Instruction> instructions;
+  SourceRange range;
+
+  int memoryIndex(const std::string &name) const;
+  const Instruction *instruction(const std::string &name) const;
+};
+
+struct MemoryRef {
+  std::string target, memory;
+};
+
+struct Link {
+  MemoryRef from, to;
+  double bandwidthBytesPerCycle = 0;
+  double latencyCycles = 0;
+};
+
+struct System {
+  std::string name;
+  std::vector<std::string> hosts, devices;
+  std::vector<std::vector<MemoryRef>> shared;
+  std::vector<Link> links;
+  SourceRange range;
+};
+
+std::string printTarget(const Target &t);
+std::string printSystem(const System &s);
+
+} // namespace isam::hw

@@ -1,0 +1,280 @@
+#include "ir/Compute.h"
+
+#include <sstream>
+
+namespace isam::ir {
+
+const char *elemTypeName(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+    return "f16";
+  case ElemType::BF16:
+    return "bf16";
+  case ElemType::F32:
+    return "f32";
+  case ElemType::F64:
+    return "f64";
+  case ElemType::I8:
+    return "i8";
+  case ElemType::I32:
+    return "i32";
+  }
+  return "f32";
+}
+
+std::optional<ElemType> parseElemType(const std::string &name) {
+  for (ElemType t : {ElemType::F16, ElemType::BF16, ElemType::F32, ElemType::F64, ElemType::I8,
+                     ElemType::I32})
+    if (name == elemTypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+int elemTypeBytes(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+  case ElemType::BF16:
+    return 2;
+  case ElemType::F32:
+  case ElemType::I32:
+    return 4;
+  case ElemType::F64:
+    return 8;
+  case ElemType::I8:
+    return 1;
+  }
+  return 4;
+}
+
+bool isFloat(ElemType t) { return t != ElemType::I8 && t != ElemType::I32; }
+
+const char *tensorRoleName(TensorRole r) {
+  switch (r) {
+  case TensorRole::Input:
+    return "input";
+  case TensorRole::Output:
+    return "output";
+  case TensorRole::Local:
+    return "local";
+  case TensorRole::InOut:
+    return "inout";
+  }
+  return "input";
+}
+
+int64_t Tensor::elementCount() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t Affine::coefficientOf(int index) const {
+  int64_t c = 0;
+  for (auto [i, coef] : terms)
+    if (i == index)
+      c += coef;
+  return c;
+}
+
+const char *reduceOpText(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::None:
+    return "=";
+  case ReduceOp::Sum:
+    return "+=";
+  case ReduceOp::Max:
+    return "max=";
+  case ReduceOp::Min:
+    return "min=";
+  }
+  return "=";
+}
+
+const char *fnName(Fn f) {
+  switch (f) {
+  case Fn::Exp:
+    return "exp";
+  case Fn::Tanh:
+    return "tanh";
+  case Fn::Sigmoid:
+    return "sigmoid";
+  case Fn::Relu:
+    return "relu";
+  case Fn::Max:
+    return "max";
+  case Fn::Min:
+    return "min";
+  case Fn::Sqrt:
+    return "sqrt";
+  case Fn::Log:
+    return "log";
+  case Fn::Abs:
+    return "abs";
+  case Fn::Cast:
+    return "cast";
+  }
+  return "?";
+}
+
+int64_t Statement::pointCount() const {
+  int64_t n = 1;
+  for (const auto &i : indices)
+    n *= i.extent > 0 ? i.extent : 1;
+  return n;
+}
+
+int Kernel::tensorIndex(const std::string &name) const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == name)
+      return int(i);
+  return -1;
+}
+
+namespace {
+
+std::string printAffine(const Affine &a, const Statement &s) {
+  std::string out;
+  for (auto [i, coef] : a.terms) {
+    if (coef == 0)
+      continue;
+    if (!out.empty())
+      out += coef < 0 ? " - " : " + ";
+    else if (coef < 0)
+      out += "-";
+    int64_t mag = coef < 0 ? -coef : coef;
+    if (mag != 1)
+      out += std::to_string(mag) + "*";
+    out += s.indices[i].name;
+  }
+  if (a.constant != 0 || out.empty()) {
+    if (out.empty())
+      out = std::to_string(a.constant);
+    else
+      out += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+  }
+  return out;
+}
+
+int precedence(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Kind::Add:
+  case Expr::Kind::Sub:
+    return 1;
+  case Expr::Kind::Mul:
+  case Expr::Kind::Div:
+    return 2;
+  case Expr::Kind::Neg:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+std::string formatNumber(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+} // namespace
+
+std::string printAccess(const Access &a, const Statement &s, const std::vector<Tensor> &tensors) {
+  std::string out = tensors[a.tensor].name;
+  if (a.indices.empty())
+    return out;
+  out += "[";
+  for (size_t i = 0; i < a.indices.size(); ++i)
+    out += (i ? ", " : "") + printAffine(a.indices[i], s);
+  return out + "]";
+}
+
+std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tensor> &tensors) {
+  auto sub = [&](const Expr &child, bool rightSide) {
+    std::string t = printExpr(child, s, tensors);
+    bool paren = precedence(child) < precedence(e) ||
+                 (rightSide && precedence(child) == precedence(e) &&
+                  (e.kind == Expr::Kind::Sub || e.kind == Expr::Kind::Div));
+    return paren ? "(" + t + ")" : t;
+  };
+  switch (e.kind) {
+  case Expr::Kind::Const:
+    return formatNumber(e.value);
+  case Expr::Kind::Read:
+    return printAccess(e.access, s, tensors);
+  case Expr::Kind::Neg:
+    return "-" + sub(e.args[0], false);
+  case Expr::Kind::Add:
+    return sub(e.args[0], false) + " + " + sub(e.args[1], true);
+  case Expr::Kind::Sub:
+    return sub(e.args[0], false) + " - " + sub(e.args[1], true);
+  case Expr::Kind::Mul:
+    return sub(e.args[0], false) + " * " + sub(e.args[1], true);
+  case Expr::Kind::Div:
+    return sub(e.args[0], false) + " / " + sub(e.args[1], true);
+  case Expr::Kind::Call: {
+    std::string out = e.fn == Fn::Cast ? elemTypeName(e.type) : fnName(e.fn);
+    out += "(";
+    for (size_t i = 0; i < e.args.size(); ++i)
+      out += (i ? ", " : "") + printExpr(e.args[i], s, tensors);
+    return out + ")";
+  }
+  }
+  return "?";
+}
+
+std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors) {
+  std::string out = printAccess(s.lhs, s, tensors) + " " + reduceOpText(s.reduce) + " " +
+                    printExpr(s.rhs, s, tensors);
+  std::string spatial, reduction;
+  for (const auto &i : s.indices) {
+    std::string r = i.name + " < " + (i.param.empty() ? std::to_string(i.extent) : i.param);
+    std::string &list = i.reduction ? reduction : spatial;
+    list += (list.empty() ? "" : ", ") + r;
+  }
+  if (!spatial.empty() || !reduction.empty()) {
+    out += "    for " + (spatial.empty() ? std::string("()") : spatial);
+    if (!reduction.empty())
+      out += std::string("; ") + (s.reduce == ReduceOp::Sum   ? "sum"
+                                  : s.reduce == ReduceOp::Max ? "max"
+                                                              : "min") +
+             " over " + reduction;
+  }
+  return out;
+}
+
+std::string printKernel(const Kernel &k) {
+  std::ostringstream out;
+  out << "kernel " << k.name;
+  if (k.name != k.kernelName)
+    out << " = " << k.kernelName;
+  if (!k.sizes.empty()) {
+    out << "<";
+    bool first = true;
+    for (const auto &[n, v] : k.sizes) {
+      out << (first ? "" : ", ") << n << "=" << v;
+      first = false;
+    }
+    out << ">";
+  }
+  out << "\n";
+  for (const auto &t : k.tensors) {
+    out << "  " << tensorRoleName(t.role) << " " << t.name << ": " << elemTypeName(t.type);
+    if (!t.shape.empty()) {
+      out << "[";
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        out << (i ? ", " : "")
+            << (i < t.shapeParams.size() && !t.shapeParams[i].empty() ? t.shapeParams[i]
+                                                                       : std::to_string(t.shape[i]));
+      out << "]";
+    }
+    if (!t.memory.empty())
+      out << " in " << t.memory;
+    out << "\n";
+  }
+  for (size_t i = 0; i < k.statements.size(); ++i)
+    out << "  s" << i << ": " << printStatement(k.statements[i], k.tensors) << "\n";
+  return out.str();
+}
+
+} // namespace isam::ir

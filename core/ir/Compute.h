@@ -1,0 +1,112 @@
+// The compute IR: what a kernel instance (or an instruction's semantics) computes, with every
+// size bound to an integer. One statement is a perfectly nested loop over its iteration domain
+// (all indices start at 0), an affine write access, a reduction operator and an expression tree.
+//
+// Invariants (established by sema/, relied on by the mapper, scheduler and interpreter):
+// - every access is within the bounds of its tensor for every point of the domain;
+// - reduction indices are exactly the indices absent from the write access;
+// - tensors referenced by index are those of the enclosing Kernel.
+#pragma once
+
+#include "source/SourceManager.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isam::ir {
+
+enum class ElemType { F16, BF16, F32, F64, I8, I32 };
+const char *elemTypeName(ElemType t);
+std::optional<ElemType> parseElemType(const std::string &name);
+int elemTypeBytes(ElemType t);
+bool isFloat(ElemType t);
+
+enum class TensorRole { Input, Output, Local, InOut };
+const char *tensorRoleName(TensorRole r);
+
+struct Tensor {
+  std::string name;
+  ElemType type = ElemType::F32;
+  std::vector<int64_t> shape;
+  // Per dimension: the name of a free instruction size parameter (`R` in `f32[R, 16]`), or
+  // empty. Such a dimension has no fixed extent; shape holds 0 there.
+  std::vector<std::string> shapeParams;
+  TensorRole role = TensorRole::Input;
+  std::string memory; // instruction operands: the memory or register file it lives in
+  SourceRange range;
+
+  int64_t elementCount() const;
+};
+
+// sum(coef * index) + constant
+struct Affine {
+  std::vector<std::pair<int, int64_t>> terms; // (index position in the statement, coefficient)
+  int64_t constant = 0;
+
+  int64_t coefficientOf(int index) const;
+};
+
+struct Access {
+  int tensor = -1;
+  std::vector<Affine> indices;
+};
+
+enum class ReduceOp { None, Sum, Max, Min };
+const char *reduceOpText(ReduceOp op); // "=", "+=", "max=", "min="
+
+enum class Fn { Exp, Tanh, Sigmoid, Relu, Max, Min, Sqrt, Log, Abs, Cast };
+const char *fnName(Fn f);
+
+struct Expr {
+  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call };
+  Kind kind = Kind::Const;
+  ElemType type = ElemType::F32;
+  double value = 0;  // Const
+  Access access;     // Read
+  Fn fn = Fn::Exp;   // Call (Cast converts args[0] to `type`)
+  std::vector<Expr> args;
+};
+
+struct Index {
+  std::string name;
+  int64_t extent = 0;
+  bool reduction = false;
+  std::string param; // non-empty: the extent is this free instruction size parameter
+};
+
+struct Statement {
+  std::vector<Index> indices; // write indices first, in order of appearance, then reductions
+  Access lhs;
+  ReduceOp reduce = ReduceOp::None;
+  // A reduction starts from its identity unless the target already holds values (an earlier
+  // statement wrote it, or it is an inout instruction operand); then it accumulates.
+  bool accumulates = false;
+  Expr rhs;
+  std::string text; // the statement as written, for messages
+  SourceRange range;
+
+  int64_t pointCount() const; // product of the extents
+};
+
+struct Kernel {
+  std::string name;       // the instance's name (or the kernel's when bound with -D)
+  std::string kernelName; // the kernel it instantiates
+  std::map<std::string, int64_t> sizes;
+  std::vector<Tensor> tensors; // inputs, outputs, then locals
+  std::vector<Statement> statements;
+  SourceRange range;
+
+  int tensorIndex(const std::string &name) const;
+};
+
+// Readable text, one statement per line with its domain:
+//   C[m, n] += A[m, k] * B[k, n]    for m < 128, n < 64; sum over k < 256
+std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tensor> &tensors);
+std::string printAccess(const Access &a, const Statement &s, const std::vector<Tensor> &tensors);
+std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors);
+std::string printKernel(const Kernel &k);
+
+} // namespace isam::ir

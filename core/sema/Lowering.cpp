@@ -1,0 +1,795 @@
+#include "sema/Lowering.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <tuple>
+
+namespace isam::sema {
+
+const std::vector<FunctionInfo> &knownFunctions() {
+  static const std::vector<FunctionInfo> fns = {
+      {ir::Fn::Exp, "exp", 1},   {ir::Fn::Tanh, "tanh", 1}, {ir::Fn::Sigmoid, "sigmoid", 1},
+      {ir::Fn::Relu, "relu", 1}, {ir::Fn::Max, "max", 2},   {ir::Fn::Min, "min", 2},
+      {ir::Fn::Sqrt, "sqrt", 1}, {ir::Fn::Log, "log", 1},   {ir::Fn::Abs, "abs", 1},
+  };
+  return fns;
+}
+
+namespace detail {
+
+namespace {
+
+constexpr int64_t kMaxSize = int64_t(1) << 40;
+
+std::string rangeText(int64_t lo, int64_t hiExclusive) {
+  return std::to_string(lo) + ".." + std::to_string(hiExclusive);
+}
+
+} // namespace
+
+int LowerContext::find(const std::string &name) const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == name)
+      return int(i);
+  return -1;
+}
+
+std::optional<int64_t> evalSize(const ast::Expr &e, const Sizes &sizes, DiagnosticSink &diags,
+                                const std::string &what) {
+  using K = ast::Expr::Kind;
+  switch (e.kind) {
+  case K::Number:
+    if (!e.isInteger || e.number > double(kMaxSize)) {
+      diags.error("E0302", e.range,
+                  !e.isInteger ? what + " must be an integer"
+                               : what + " is too large (the limit is 2^40)");
+      return std::nullopt;
+    }
+    return int64_t(e.number);
+  case K::Name:
+    if (!sizes.names.count(e.name.name)) {
+      diags.error("E0302", e.range,
+                  what + " may use only integers and size parameters; '" + e.name.name +
+                      "' is not a size parameter");
+      return std::nullopt;
+    }
+    if (!sizes.bound())
+      return 0;
+    if (auto it = sizes.values->find(e.name.name); it != sizes.values->end())
+      return it->second;
+    return std::nullopt; // unbound instruction parameter: a free extent, handled by the caller
+  case K::Neg: {
+    auto v = evalSize(*e.args[0], sizes, diags, what);
+    return v ? std::optional<int64_t>(-*v) : std::nullopt;
+  }
+  case K::Add:
+  case K::Sub:
+  case K::Mul:
+  case K::Div: {
+    auto a = evalSize(*e.args[0], sizes, diags, what);
+    auto b = evalSize(*e.args[1], sizes, diags, what);
+    if (!a || !b)
+      return std::nullopt;
+    if (!sizes.bound())
+      return 0;
+    int64_t r = 0;
+    bool overflow = false;
+    if (e.kind == K::Add)
+      overflow = __builtin_add_overflow(*a, *b, &r);
+    else if (e.kind == K::Sub)
+      overflow = __builtin_sub_overflow(*a, *b, &r);
+    else if (e.kind == K::Mul)
+      overflow = __builtin_mul_overflow(*a, *b, &r);
+    else {
+      if (*b == 0) {
+        diags.error("E0302", e.range, what + " divides by zero");
+        return std::nullopt;
+      }
+      r = *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0))); // floor division
+    }
+    if (overflow || r > kMaxSize || r < -kMaxSize) {
+      diags.error("E0302", e.range, what + " is too large (the limit is 2^40)");
+      return std::nullopt;
+    }
+    return r;
+  }
+  case K::Access:
+  case K::Call:
+    diags.error("E0302", e.range, what + " may use only integers and size parameters");
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct IndexVar {
+  std::string name;
+  SourceRange firstUse;
+  bool onLeft = false;
+  std::optional<int64_t> lo, hi; // inclusive bounds once known
+  std::string param;             // extent is a free instruction parameter
+  bool fromWhere = false;
+  std::string source; // which access fixed the range, for conflict messages
+  SourceRange sourceRange;
+};
+
+class StatementLowerer {
+public:
+  StatementLowerer(const ast::Statement &s, LowerContext &ctx, DiagnosticSink &diags)
+      : s_(s), ctx_(ctx), diags_(diags) {}
+
+  std::optional<ir::Statement> run(bool &ok) {
+    const ast::Expr &lhs = *s_.lhs;
+    lhsTensor_ = ctx_.find(lhs.name.name);
+    if (lhsTensor_ < 0) {
+      ok = false;
+      diags_.error("E0203", lhs.name.range, "unknown tensor '" + lhs.name.name + "'");
+      return std::nullopt;
+    }
+    const ir::Tensor &target = ctx_.tensors[lhsTensor_];
+    if (target.role == ir::TensorRole::Input) {
+      diags_
+          .error("E0306", lhs.name.range,
+                 std::string(ctx_.instruction ? "operand" : "input") + " '" + target.name +
+                     "' is read-only; write an output, a local or an out/inout operand")
+          .note(target.range, "'" + target.name + "' is declared here");
+      failed_ = true;
+    }
+    // Write indices: distinct plain index variables, one per dimension.
+    for (const auto &d : lhs.args) {
+      if (d->kind != ast::Expr::Kind::Name || ctx_.sizes.names.count(d->name.name) ||
+          ctx_.find(d->name.name) >= 0) {
+        diags_.error("E0307", d->range,
+                     "each dimension of the written tensor must be indexed by an index variable "
+                     "alone (write through a local tensor to shift or stride)");
+        failed_ = true;
+        continue;
+      }
+      if (indexOf(d->name.name) >= 0) {
+        diags_.error("E0307", d->range,
+                     "index '" + d->name.name + "' indexes two dimensions of the written tensor");
+        failed_ = true;
+        continue;
+      }
+      int v = addIndex(d->name.name, d->range);
+      vars_[v].onLeft = true;
+    }
+    checkRank(lhs, target);
+    for (const auto &d : lhs.args)
+      lhsIndices_.push_back(affine(*d));
+    std::vector<ir::Affine> lhsIndices = lhsIndices_;
+
+    // The right-hand side, with its element type.
+    std::optional<ir::ElemType> type;
+    ir::Expr rhs = expr(*s_.rhs, type);
+    if (!failed_ && type && *type != target.type) {
+      diags_.error("E0304", s_.rhs->range,
+                   std::string("the right-hand side is ") + ir::elemTypeName(*type) + " but '" +
+                       target.name + "' is " + ir::elemTypeName(target.type) +
+                       "; convert explicitly, e.g. " + ir::elemTypeName(target.type) + "(...)");
+      failed_ = true;
+    }
+    if (!type)
+      setConstTypes(rhs, target.type);
+
+    // Reductions.
+    bool hasReduction = std::any_of(vars_.begin(), vars_.end(), [](auto &v) { return !v.onLeft; });
+    if (s_.op == ast::AssignOp::Assign && hasReduction) {
+      for (const auto &v : vars_)
+        if (!v.onLeft) {
+          diags_
+              .error("E0305", v.firstUse,
+                     "index '" + v.name + "' appears only on the right of '=', so it would be "
+                     "reduced; say how: '+=' (sum), 'max=' or 'min='")
+              .fix(s_.opRange, "+=");
+          failed_ = true;
+          break;
+        }
+    }
+    // Where clauses name indices of this statement.
+    for (const auto &w : s_.where) {
+      int v = indexOf(w.index.name);
+      if (v < 0) {
+        diags_.error("E0203", w.index.range,
+                     "'" + w.index.name + "' is not an index of this statement");
+        failed_ = true;
+        continue;
+      }
+      auto lo = evalSize(*w.lo, ctx_.sizes, diags_, "a range bound");
+      auto hi = evalSize(*w.hi, ctx_.sizes, diags_, "a range bound");
+      if (!lo || !hi) {
+        failed_ = true;
+        continue;
+      }
+      if (ctx_.sizes.bound()) {
+        if (*hi <= *lo) {
+          sizeError("E0406", w.range,
+                    "the range " + rangeText(*lo, *hi) + " of '" + w.index.name + "' is empty");
+          continue;
+        }
+        vars_[v].lo = *lo;
+        vars_[v].hi = *hi - 1;
+        vars_[v].fromWhere = true;
+      }
+    }
+    // Reads of tensors that hold no values yet.
+    for (auto [t, range] : reads_)
+      if (!ctx_.written[t] && ctx_.tensors[t].role != ir::TensorRole::Input) {
+        diags_.error("E0407", range,
+                     "'" + ctx_.tensors[t].name + "' is read here before any statement writes it");
+        failed_ = true;
+      }
+
+    if (failed_) {
+      ok = false;
+      return std::nullopt;
+    }
+    if (!ctx_.sizes.bound())
+      return std::nullopt;
+
+    if (!inferRanges() || !checkBounds()) {
+      ok = false;
+      return std::nullopt;
+    }
+
+    ir::Statement st;
+    // Write indices first (in the order of the written access), then reductions.
+    std::vector<int> order;
+    for (const auto &d : lhs.args)
+      order.push_back(indexOf(d->name.name));
+    for (size_t i = 0; i < vars_.size(); ++i)
+      if (!vars_[i].onLeft)
+        order.push_back(int(i));
+    std::vector<int> position(vars_.size());
+    for (size_t p = 0; p < order.size(); ++p) {
+      const IndexVar &v = vars_[order[p]];
+      position[order[p]] = int(p);
+      ir::Index idx;
+      idx.name = v.name;
+      idx.reduction = !v.onLeft;
+      idx.param = v.param;
+      idx.extent = v.param.empty() ? *v.hi - *v.lo + 1 : 0;
+      st.indices.push_back(idx);
+    }
+    // Renumber to positions and shift every index to start at 0.
+    auto normalise = [&](ir::Affine &a) {
+      for (auto &[i, coef] : a.terms) {
+        if (vars_[i].lo)
+          a.constant += coef * *vars_[i].lo;
+        i = position[i];
+      }
+    };
+    for (auto &a : lhsIndices)
+      normalise(a);
+    forEachRead(rhs, [&](ir::Access &acc) {
+      for (auto &a : acc.indices)
+        normalise(a);
+    });
+    st.lhs = {lhsTensor_, std::move(lhsIndices)};
+    st.reduce = s_.op == ast::AssignOp::Sum   ? ir::ReduceOp::Sum
+                : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
+                : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
+                                              : ir::ReduceOp::None;
+    st.accumulates = ctx_.written[lhsTensor_] ||
+                     (ctx_.instruction && target.role == ir::TensorRole::InOut);
+    st.rhs = std::move(rhs);
+    st.range = s_.range;
+
+    if (ctx_.shapeUnknown[lhsTensor_]) {
+      auto &t = ctx_.tensors[lhsTensor_];
+      t.shape.clear();
+      for (size_t d = 0; d < lhs.args.size(); ++d)
+        t.shape.push_back(st.indices[d].extent);
+      t.shapeParams.assign(t.shape.size(), "");
+      ctx_.shapeUnknown[lhsTensor_] = false;
+    }
+    ctx_.written[lhsTensor_] = true;
+    return st;
+  }
+
+private:
+  int indexOf(const std::string &name) const {
+    for (size_t i = 0; i < vars_.size(); ++i)
+      if (vars_[i].name == name)
+        return int(i);
+    return -1;
+  }
+  int addIndex(const std::string &name, SourceRange use) {
+    int v = indexOf(name);
+    if (v >= 0)
+      return v;
+    IndexVar var;
+    var.name = name;
+    var.firstUse = use;
+    vars_.push_back(std::move(var));
+    return int(vars_.size() - 1);
+  }
+
+  void sizeError(const char *code, SourceRange range, const std::string &message) {
+    auto &d = diags_.error(code, range, message);
+    if (!ctx_.instanceNote.empty())
+      d.note(ctx_.instanceRange, ctx_.instanceNote);
+    failed_ = true;
+  }
+
+  void checkRank(const ast::Expr &access, const ir::Tensor &t) {
+    if (ctx_.shapeUnknown[ctx_.find(t.name)] || access.args.size() == t.shape.size())
+      return;
+    diags_.error("E0303", access.range,
+                 "'" + t.name + "' has " + std::to_string(t.shape.size()) + " dimension" +
+                     (t.shape.size() == 1 ? "" : "s") + " but is indexed with " +
+                     std::to_string(access.args.size()));
+    failed_ = true;
+  }
+
+  // Index expressions: affine in index variables; size parameters and integers are constants.
+  ir::Affine affine(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    ir::Affine a;
+    switch (e.kind) {
+    case K::Number:
+      if (!e.isInteger) {
+        diags_.error("E0308", e.range, "an index must be an integer expression");
+        failed_ = true;
+      }
+      a.constant = int64_t(std::min(e.number, double(kMaxSize)));
+      return a;
+    case K::Name: {
+      const std::string &n = e.name.name;
+      if (ctx_.sizes.names.count(n)) {
+        if (ctx_.sizes.bound()) {
+          auto it = ctx_.sizes.values->find(n);
+          if (it == ctx_.sizes.values->end()) {
+            diags_.error("E0308", e.range,
+                         "instruction size parameter '" + n + "' cannot appear in an index");
+            failed_ = true;
+          } else {
+            a.constant = it->second;
+          }
+        }
+        return a;
+      }
+      if (ctx_.find(n) >= 0) {
+        diags_.error("E0308", e.range,
+                     "tensor '" + n + "' cannot be used inside an index (indices are affine in "
+                     "index variables)");
+        failed_ = true;
+        return a;
+      }
+      a.terms.push_back({addIndex(n, e.range), 1});
+      return a;
+    }
+    case K::Neg:
+    case K::Add:
+    case K::Sub: {
+      ir::Affine l = affine(*e.args[0]);
+      if (e.kind == K::Neg)
+        return scale(l, -1);
+      ir::Affine r = affine(*e.args[1]);
+      if (e.kind == K::Sub)
+        r = scale(r, -1);
+      l.terms.insert(l.terms.end(), r.terms.begin(), r.terms.end());
+      l.constant += r.constant;
+      return l;
+    }
+    case K::Mul: {
+      ir::Affine l = affine(*e.args[0]);
+      ir::Affine r = affine(*e.args[1]);
+      if (!l.terms.empty() && !r.terms.empty()) {
+        diags_.error("E0308", e.range,
+                     "an index must be affine: a product of two index variables is not");
+        failed_ = true;
+        return l;
+      }
+      return l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant);
+    }
+    case K::Div: {
+      ir::Affine l = affine(*e.args[0]);
+      ir::Affine r = affine(*e.args[1]);
+      if (!l.terms.empty() || !r.terms.empty()) {
+        diags_.error("E0308", e.range,
+                     "an index must be affine: division of an index variable is not (use a "
+                     "stride on the other side, e.g. I[2*h + r])");
+        failed_ = true;
+        return l;
+      }
+      a.constant = r.constant == 0 ? 0 : l.constant / r.constant;
+      return a;
+    }
+    case K::Access:
+    case K::Call:
+      diags_.error("E0308", e.range,
+                   "an index must be affine in index variables; tensor reads and function calls "
+                   "are not allowed in an index");
+      failed_ = true;
+      return a;
+    }
+    return a;
+  }
+
+  static ir::Affine scale(ir::Affine a, int64_t k) {
+    for (auto &t : a.terms)
+      t.second *= k;
+    a.constant *= k;
+    return a;
+  }
+
+  ir::Expr expr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    using K = ast::Expr::Kind;
+    ir::Expr out;
+    switch (e.kind) {
+    case K::Number:
+      out.kind = ir::Expr::Kind::Const;
+      out.value = e.number;
+      type.reset(); // literals take the type of their context
+      return out;
+    case K::Name: {
+      const std::string &n = e.name.name;
+      if (ctx_.sizes.names.count(n)) {
+        out.kind = ir::Expr::Kind::Const;
+        if (ctx_.sizes.bound())
+          if (auto it = ctx_.sizes.values->find(n); it != ctx_.sizes.values->end())
+            out.value = double(it->second);
+        type.reset();
+        return out;
+      }
+      int t = ctx_.find(n);
+      if (t >= 0) {
+        const ir::Tensor &tensor = ctx_.tensors[t];
+        if (!tensor.shape.empty() || ctx_.shapeUnknown[t]) {
+          diags_.error("E0303", e.range,
+                       "'" + n + "' has " + std::to_string(tensor.shape.size()) +
+                           " dimensions; index it, e.g. " + n + "[...]");
+          failed_ = true;
+        }
+        reads_.push_back({t, e.range});
+        out.kind = ir::Expr::Kind::Read;
+        out.access.tensor = t;
+        out.type = tensor.type;
+        type = tensor.type;
+        return out;
+      }
+      if (indexOf(n) >= 0) {
+        diags_.error("E0310", e.range,
+                     "index '" + n + "' is used as a value; indices may only appear inside [...]");
+      } else {
+        std::vector<std::string> names;
+        for (const auto &tn : ctx_.tensors)
+          names.push_back(tn.name);
+        for (const auto &sn : ctx_.sizes.names)
+          names.push_back(sn);
+        auto &d = diags_.error("E0203", e.range, "unknown name '" + n + "'");
+        if (auto m = closestMatch(n, names); !m.empty())
+          d.message += "; did you mean '" + m + "'?", d.fix(e.range, m);
+      }
+      failed_ = true;
+      return out;
+    }
+    case K::Access: {
+      int t = ctx_.find(e.name.name);
+      if (t < 0) {
+        std::vector<std::string> names;
+        for (const auto &tn : ctx_.tensors)
+          names.push_back(tn.name);
+        auto &d = diags_.error("E0203", e.name.range, "unknown tensor '" + e.name.name + "'");
+        if (auto m = closestMatch(e.name.name, names); !m.empty())
+          d.message += "; did you mean '" + m + "'?", d.fix(e.name.range, m);
+        failed_ = true;
+        return out;
+      }
+      checkRank(e, ctx_.tensors[t]);
+      reads_.push_back({t, e.range});
+      out.kind = ir::Expr::Kind::Read;
+      out.access.tensor = t;
+      for (const auto &d : e.args)
+        out.access.indices.push_back(affine(*d));
+      out.type = ctx_.tensors[t].type;
+      type = out.type;
+      readAccesses_.push_back({&e, t, out.access.indices});
+      return out;
+    }
+    case K::Call: {
+      const std::string &callee = e.name.name;
+      if (auto cast = ir::parseElemType(callee)) {
+        if (e.args.size() != 1) {
+          diags_.error("E0309", e.range, "a conversion " + callee + "(...) takes one argument");
+          failed_ = true;
+          return out;
+        }
+        std::optional<ir::ElemType> inner;
+        out.args.push_back(expr(*e.args[0], inner));
+        if (!inner)
+          setConstTypes(out.args[0], *cast);
+        out.kind = ir::Expr::Kind::Call;
+        out.fn = ir::Fn::Cast;
+        out.type = *cast;
+        type = *cast;
+        return out;
+      }
+      const FunctionInfo *fi = nullptr;
+      for (const auto &f : knownFunctions())
+        if (callee == f.name)
+          fi = &f;
+      if (!fi) {
+        std::vector<std::string> names;
+        for (const auto &f : knownFunctions())
+          names.push_back(f.name);
+        auto &d = diags_.error("E0204", e.name.range, "unknown function '" + callee + "'");
+        if (auto m = closestMatch(callee, names); !m.empty())
+          d.message += "; did you mean '" + m + "'?", d.fix(e.name.range, m);
+        failed_ = true;
+        return out;
+      }
+      if (int(e.args.size()) != fi->arity) {
+        diags_.error("E0309", e.range,
+                     "'" + callee + "' takes " + std::to_string(fi->arity) + " argument" +
+                         (fi->arity == 1 ? "" : "s") + ", not " + std::to_string(e.args.size()));
+        failed_ = true;
+        return out;
+      }
+      out.kind = ir::Expr::Kind::Call;
+      out.fn = fi->fn;
+      std::vector<std::optional<ir::ElemType>> types(e.args.size());
+      for (size_t i = 0; i < e.args.size(); ++i)
+        out.args.push_back(expr(*e.args[i], types[i]));
+      type = unify(types, e);
+      finishTypes(out, type);
+      return out;
+    }
+    case K::Neg:
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div: {
+      out.kind = e.kind == K::Neg   ? ir::Expr::Kind::Neg
+                 : e.kind == K::Add ? ir::Expr::Kind::Add
+                 : e.kind == K::Sub ? ir::Expr::Kind::Sub
+                 : e.kind == K::Mul ? ir::Expr::Kind::Mul
+                                    : ir::Expr::Kind::Div;
+      std::vector<std::optional<ir::ElemType>> types(e.args.size());
+      for (size_t i = 0; i < e.args.size(); ++i)
+        out.args.push_back(expr(*e.args[i], types[i]));
+      type = unify(types, e);
+      finishTypes(out, type);
+      // Constant-fold numeric subtrees so `2 * 0.5` is one constant.
+      if (std::all_of(out.args.begin(), out.args.end(),
+                      [](const ir::Expr &a) { return a.kind == ir::Expr::Kind::Const; })) {
+        double a = out.args[0].value, b = out.args.size() > 1 ? out.args[1].value : 0;
+        out.value = out.kind == ir::Expr::Kind::Neg   ? -a
+                    : out.kind == ir::Expr::Kind::Add ? a + b
+                    : out.kind == ir::Expr::Kind::Sub ? a - b
+                    : out.kind == ir::Expr::Kind::Mul ? a * b
+                                                      : a / b;
+        out.kind = ir::Expr::Kind::Const;
+        out.args.clear();
+      }
+      return out;
+    }
+    }
+    return out;
+  }
+
+  std::optional<ir::ElemType> unify(const std::vector<std::optional<ir::ElemType>> &types,
+                                    const ast::Expr &e) {
+    std::optional<ir::ElemType> t;
+    for (const auto &x : types) {
+      if (!x)
+        continue;
+      if (t && *t != *x && !failed_) {
+        diags_.error("E0304", e.range,
+                     std::string("mixed element types ") + ir::elemTypeName(*t) + " and " +
+                         ir::elemTypeName(*x) + "; convert one side explicitly, e.g. " +
+                         ir::elemTypeName(*t) + "(...)");
+        failed_ = true;
+      }
+      t = t ? t : x;
+    }
+    return t;
+  }
+
+  void finishTypes(ir::Expr &e, const std::optional<ir::ElemType> &type) {
+    if (type) {
+      e.type = *type;
+      for (auto &a : e.args)
+        if (a.kind == ir::Expr::Kind::Const)
+          a.type = *type;
+    }
+  }
+
+  static void setConstTypes(ir::Expr &e, ir::ElemType t) {
+    if (e.kind == ir::Expr::Kind::Read || (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast))
+      return;
+    e.type = t;
+    for (auto &a : e.args)
+      setConstTypes(a, t);
+  }
+
+  template <class F> static void forEachRead(ir::Expr &e, F &&f) {
+    if (e.kind == ir::Expr::Kind::Read)
+      f(e.access);
+    for (auto &a : e.args)
+      forEachRead(a, f);
+  }
+
+  struct Dim {
+    const ast::Expr *access;
+    int tensor;
+    size_t dim;
+    ir::Affine index;
+  };
+
+  std::vector<Dim> allDims() {
+    std::vector<Dim> dims;
+    auto add = [&](const ast::Expr &acc, int t, const std::vector<ir::Affine> &indices) {
+      const ir::Tensor &tensor = ctx_.tensors[t];
+      if (ctx_.shapeUnknown[t])
+        return;
+      for (size_t d = 0; d < indices.size() && d < tensor.shape.size(); ++d)
+        dims.push_back({&acc, t, d, indices[d]});
+    };
+    add(*s_.lhs, lhsTensor_, lhsIndices_);
+    for (const auto &[acc, t, indices] : readAccesses_)
+      add(*acc, t, indices);
+    return dims;
+  }
+
+  std::string accessText(const Dim &d) const {
+    return ctx_.tensors[d.tensor].name + " (dimension " + std::to_string(d.dim + 1) + ")";
+  }
+
+  // Tensor-Comprehensions-style range inference (see ARCHITECTURE.md): explicit `where` ranges
+  // win; a dimension indexed by one variable alone fixes that variable's range (two such
+  // dimensions must agree); remaining variables get the largest range keeping every access in
+  // bounds, solved one unknown at a time.
+  bool inferRanges() {
+    std::vector<Dim> dims = allDims();
+    bool ok = true;
+    // Pass 1: dimensions with a single variable.
+    for (const Dim &d : dims) {
+      if (d.index.terms.size() != 1)
+        continue;
+      auto [v, coef] = d.index.terms[0];
+      if (coef == 0)
+        continue;
+      IndexVar &var = vars_[v];
+      const ir::Tensor &t = ctx_.tensors[d.tensor];
+      if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty()) {
+        if (coef == 1 && d.index.constant == 0 && !var.fromWhere)
+          var.param = t.shapeParams[d.dim], var.lo = 0, var.hi = 0;
+        continue;
+      }
+      if (var.fromWhere || !var.param.empty())
+        continue;
+      auto [lo, hi] = solve(coef, d.index.constant, d.index.constant, t.shape[d.dim]);
+      if (var.lo && (lo != *var.lo || hi != *var.hi)) {
+        sizeError("E0403", d.access->args[d.dim]->range,
+                  "index '" + var.name + "' ranges over " + rangeText(*var.lo, *var.hi + 1) +
+                      " from " + var.source + " but over " + rangeText(lo, hi + 1) + " from " +
+                      accessText(d));
+        ok = false;
+        continue;
+      }
+      var.lo = lo;
+      var.hi = hi;
+      var.source = accessText(d);
+      var.sourceRange = d.access->args[d.dim]->range;
+    }
+    // Pass 2: propagate through dimensions with several variables.
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (const Dim &d : dims) {
+        int unknown = -1, unknownCount = 0;
+        for (auto [v, coef] : d.index.terms)
+          if (coef != 0 && !vars_[v].lo && vars_[v].param.empty())
+            unknown = v, ++unknownCount;
+        if (unknownCount != 1)
+          continue;
+        const ir::Tensor &t = ctx_.tensors[d.tensor];
+        if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty())
+          continue;
+        int64_t restMin = d.index.constant, restMax = d.index.constant, coef = 0;
+        for (auto [v, c] : d.index.terms) {
+          if (v == unknown) {
+            coef += c;
+            continue;
+          }
+          int64_t a = c * (vars_[v].lo ? *vars_[v].lo : 0), b = c * (vars_[v].hi ? *vars_[v].hi : 0);
+          restMin += std::min(a, b);
+          restMax += std::max(a, b);
+        }
+        if (coef == 0)
+          continue;
+        auto [lo, hi] = solve(coef, restMin, restMax, t.shape[d.dim]);
+        vars_[unknown].lo = lo;
+        vars_[unknown].hi = hi;
+        vars_[unknown].source = accessText(d);
+        progress = true;
+      }
+    }
+    for (auto &v : vars_) {
+      if (v.param.empty() && !v.lo) {
+        sizeError("E0405", v.firstUse,
+                  "cannot infer the range of index '" + v.name +
+                      "': no tensor dimension determines it; add `where " + v.name +
+                      " in 0..N`");
+        ok = false;
+      } else if (v.param.empty() && *v.hi < *v.lo) {
+        sizeError("E0406", v.firstUse,
+                  "index '" + v.name + "' has an empty range (" + rangeText(*v.lo, *v.hi + 1) +
+                      " from " + v.source + "); the shapes leave no valid point");
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // Range of v with coef*v + [restMin, restMax] inside [0, size): inclusive [lo, hi].
+  static std::pair<int64_t, int64_t> solve(int64_t coef, int64_t restMin, int64_t restMax,
+                                           int64_t size) {
+    auto floorDiv = [](int64_t a, int64_t b) {
+      return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+    };
+    auto ceilDiv = [&](int64_t a, int64_t b) { return -floorDiv(-a, b); };
+    if (coef > 0)
+      return {ceilDiv(-restMin, coef), floorDiv(size - 1 - restMax, coef)};
+    return {ceilDiv(size - 1 - restMax, coef), floorDiv(-restMin, coef)};
+  }
+
+  bool checkBounds() {
+    bool ok = true;
+    for (const Dim &d : allDims()) {
+      const ir::Tensor &t = ctx_.tensors[d.tensor];
+      if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty())
+        continue;
+      int64_t lo = d.index.constant, hi = d.index.constant;
+      bool free = false;
+      for (auto [v, c] : d.index.terms) {
+        if (!vars_[v].param.empty()) {
+          free = true;
+          continue;
+        }
+        int64_t a = c * *vars_[v].lo, b = c * *vars_[v].hi;
+        lo += std::min(a, b);
+        hi += std::max(a, b);
+      }
+      if (free)
+        continue;
+      if (lo < 0 || hi >= t.shape[d.dim]) {
+        std::string ranges;
+        for (auto [v, c] : d.index.terms)
+          ranges += (ranges.empty() ? "" : ", ") + vars_[v].name + " in " +
+                    rangeText(*vars_[v].lo, *vars_[v].hi + 1);
+        sizeError("E0404", d.access->args[d.dim]->range,
+                  "this index reaches " + rangeText(lo, hi + 1) + " but dimension " +
+                      std::to_string(d.dim + 1) + " of '" + t.name + "' has size " +
+                      std::to_string(t.shape[d.dim]) + (ranges.empty() ? "" : " (" + ranges + ")"));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  const ast::Statement &s_;
+  LowerContext &ctx_;
+  DiagnosticSink &diags_;
+  int lhsTensor_ = -1;
+  bool failed_ = false;
+  std::vector<IndexVar> vars_;
+  std::vector<std::pair<int, SourceRange>> reads_;
+  std::vector<ir::Affine> lhsIndices_;
+  std::vector<std::tuple<const ast::Expr *, int, std::vector<ir::Affine>>> readAccesses_;
+};
+
+} // namespace
+
+std::optional<ir::Statement> lowerStatement(const ast::Statement &s, LowerContext &ctx,
+                                            DiagnosticSink &diags, bool &ok) {
+  ok = true;
+  StatementLowerer lowerer(s, ctx, diags);
+  return lowerer.run(ok);
+}
+
+} // namespace detail
+} // namespace isam::sema

@@ -1,0 +1,720 @@
+#include "syntax/Parser.h"
+
+#include "IsamLexer.h"
+#include "IsamParser.h"
+#include "antlr4-runtime.h"
+
+#include <cmath>
+#include <regex>
+
+namespace isam {
+
+const char *ast::assignOpText(AssignOp op) {
+  switch (op) {
+  case AssignOp::Assign:
+    return "=";
+  case AssignOp::Sum:
+    return "+=";
+  case AssignOp::Max:
+    return "max=";
+  case AssignOp::Min:
+    return "min=";
+  }
+  return "=";
+}
+
+const char *ast::operandRoleText(OperandRole r) {
+  switch (r) {
+  case OperandRole::In:
+    return "in";
+  case OperandRole::Out:
+    return "out";
+  case OperandRole::InOut:
+    return "inout";
+  }
+  return "in";
+}
+
+namespace {
+
+using gen::IsamLexer;
+using gen::IsamParser;
+using P = IsamParser;
+
+// Replaces bytes ANTLR cannot take with ASCII so that every byte offset stays a char index: the
+// lexer then reports token positions that are byte offsets into the original text. Non-ASCII
+// text is only legal in comments and strings, whose text is taken from the original bytes.
+std::string asciiShadow(const std::string &text, FileId file, DiagnosticSink &diags) {
+  std::string out = text;
+  bool reportedInvalid = false;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    if (c < 0x80) {
+      if (c == 0)
+        out[i] = '\x7f';
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    bool valid = len > 0 && i + len <= text.size();
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!valid) {
+      if (!reportedInvalid)
+        diags.error("E0102", {file, uint32_t(i), uint32_t(i + 1)},
+                    "the file is not valid UTF-8 (byte 0x" +
+                        std::string(1, "0123456789abcdef"[c >> 4]) +
+                        std::string(1, "0123456789abcdef"[c & 15]) + ")");
+      reportedInvalid = true;
+      len = 1;
+    }
+    for (size_t k = 0; k < len; ++k)
+      out[i + k] = '\x7f';
+    i += len;
+  }
+  return out;
+}
+
+std::string tokenDisplay(antlr4::Token *t) {
+  if (!t || t->getType() == antlr4::Token::EOF)
+    return "end of file";
+  std::string s = t->getText();
+  if (s.size() > 24)
+    s = s.substr(0, 21) + "...";
+  return "'" + s + "'";
+}
+
+// Turns ANTLR's messages into ones that do not need parser vocabulary.
+class DiagnosticListener : public antlr4::BaseErrorListener {
+public:
+  DiagnosticListener(FileId file, const std::string &text, DiagnosticSink &diags,
+                     uint32_t maxErrors)
+      : file_(file), text_(text), diags_(diags), maxErrors_(maxErrors) {}
+
+  void syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t, size_t,
+                   const std::string &msg, std::exception_ptr) override {
+    if (count_ >= maxErrors_)
+      return;
+    if (++count_ == maxErrors_) {
+      diags_.error("E0105", {}, "too many syntax errors; giving up on this file");
+      return;
+    }
+    SourceRange range = rangeOf(offending);
+    if (offending && offending->getType() == IsamLexer::UNEXPECTED) {
+      unsigned char c = text_[range.begin];
+      std::string shown = c >= 0x80 || c < 0x20 ? "a non-ASCII character"
+                                               : "the character '" + std::string(1, char(c)) + "'";
+      diags_.error("E0101", range, "unexpected " + shown + " (only comments and strings may hold it)");
+      return;
+    }
+    std::smatch m;
+    static const std::regex missing("missing (.*) at (.*)");
+    static const std::regex extraneous("extraneous input (.*) expecting (.*)");
+    static const std::regex mismatched("mismatched input (.*) expecting (.*)");
+    if (std::regex_match(msg, m, missing)) {
+      // Point just after the previous token, where the missing one belongs.
+      uint32_t at = previousTokenEnd(range.begin);
+      auto &d = diags_.error("E0101", {file_, at, at},
+                             "expected " + m[1].str() + " before " + tokenDisplay(offending));
+      std::string inserted = m[1].str();
+      if (inserted.size() >= 3 && inserted.front() == '\'' && inserted.back() == '\'')
+        d.fix({file_, at, at}, inserted.substr(1, inserted.size() - 2));
+    } else if (std::regex_match(msg, m, extraneous) || std::regex_match(msg, m, mismatched)) {
+      diags_.error("E0101", range,
+                   "unexpected " + tokenDisplay(offending) + "; expected " + expecting(m[2].str()));
+    } else {
+      diags_.error("E0101", range, "unexpected " + tokenDisplay(offending) + " here");
+    }
+  }
+
+  SourceRange rangeOf(antlr4::Token *t) const {
+    if (!t || t->getType() == antlr4::Token::EOF || t->getStartIndex() == INVALID_INDEX) {
+      uint32_t end = uint32_t(text_.size());
+      return {file_, end, end};
+    }
+    return {file_, uint32_t(t->getStartIndex()), uint32_t(t->getStopIndex() + 1)};
+  }
+
+private:
+  static std::string expecting(std::string set) {
+    if (set.size() > 2 && set.front() == '{' && set.back() == '}') {
+      set = set.substr(1, set.size() - 2);
+      size_t commas = std::count(set.begin(), set.end(), ',');
+      if (commas > 5)
+        return "one of " + std::to_string(commas + 1) + " possible tokens";
+      return "one of " + set;
+    }
+    return set;
+  }
+
+  uint32_t previousTokenEnd(uint32_t offset) const {
+    // Skip whitespace backwards; comments are rare enough here not to matter.
+    while (offset > 0 && std::isspace(static_cast<unsigned char>(text_[offset - 1])))
+      --offset;
+    return offset;
+  }
+
+  FileId file_;
+  const std::string &text_;
+  DiagnosticSink &diags_;
+  uint32_t maxErrors_;
+  uint32_t count_ = 0;
+};
+
+// Rejects input the recursive-descent parser must not see: nesting that would exhaust the
+// stack, and statements long enough to make later recursive passes deep.
+bool withinLimits(antlr4::CommonTokenStream &tokens, FileId file, const ParseLimits &limits,
+                  DiagnosticSink &diags) {
+  uint32_t depth = 0, unaryRun = 0, statementTokens = 0;
+  for (antlr4::Token *t : tokens.getTokens()) {
+    if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
+      continue;
+    size_t type = t->getType();
+    SourceRange r{file, uint32_t(t->getStartIndex()), uint32_t(t->getStopIndex() + 1)};
+    switch (type) {
+    case IsamLexer::LPAREN:
+    case IsamLexer::LBRACK:
+    case IsamLexer::LBRACE:
+      ++depth;
+      break;
+    case IsamLexer::RPAREN:
+    case IsamLexer::RBRACK:
+    case IsamLexer::RBRACE:
+      depth = depth > 0 ? depth - 1 : 0;
+      break;
+    default:
+      break;
+    }
+    unaryRun = type == IsamLexer::MINUS ? unaryRun + 1 : 0;
+    if (depth + unaryRun > limits.maxNesting) {
+      diags.error("E0103", r,
+                  "nesting is deeper than " + std::to_string(limits.maxNesting) +
+                      " levels; isamap does not read this file further");
+      return false;
+    }
+    statementTokens = (type == IsamLexer::SEMI || type == IsamLexer::LBRACE ||
+                       type == IsamLexer::RBRACE)
+                          ? 0
+                          : statementTokens + 1;
+    if (statementTokens > limits.maxStatementTokens) {
+      diags.error("E0104", r,
+                  "this statement is longer than " + std::to_string(limits.maxStatementTokens) +
+                      " tokens; split it into several statements");
+      return false;
+    }
+  }
+  return true;
+}
+
+class AstBuilder {
+public:
+  AstBuilder(FileId file, const std::string &text) : file_(file), text_(text) {}
+
+  ast::File build(P::FileContext *ctx) {
+    ast::File f;
+    f.id = file_;
+    for (auto *item : ctx->topItem()) {
+      if (auto *c = item->importDecl()) {
+        if (c->STRING() && valid(c->STRING()->getSymbol()))
+          f.imports.push_back({unquote(c->STRING()->getSymbol()), range(c->STRING()->getSymbol())});
+      } else if (auto *c = item->kernelDecl()) {
+        if (auto k = kernel(c))
+          f.kernels.push_back(std::move(*k));
+      } else if (auto *c = item->instanceDecl()) {
+        if (auto i = instance(c))
+          f.instances.push_back(std::move(*i));
+      } else if (auto *c = item->targetDecl()) {
+        if (auto t = target(c))
+          f.targets.push_back(std::move(*t));
+      } else if (auto *c = item->systemDecl()) {
+        if (auto s = system(c))
+          f.systems.push_back(std::move(*s));
+      }
+    }
+    return f;
+  }
+
+private:
+  static bool valid(antlr4::Token *t) {
+    return t && t->getStartIndex() != INVALID_INDEX && t->getType() != antlr4::Token::EOF &&
+           t->getTokenIndex() != INVALID_INDEX;
+  }
+  SourceRange range(antlr4::Token *t) const {
+    if (!valid(t))
+      return {};
+    return {file_, uint32_t(t->getStartIndex()), uint32_t(t->getStopIndex() + 1)};
+  }
+  SourceRange range(antlr4::ParserRuleContext *c) const {
+    SourceRange r = range(c->getStart());
+    antlr4::Token *stop = c->getStop();
+    if (valid(stop) && stop->getStopIndex() + 1 > r.begin)
+      r.end = uint32_t(stop->getStopIndex() + 1);
+    return r;
+  }
+  std::string textOf(antlr4::Token *t) const {
+    SourceRange r = range(t);
+    return text_.substr(r.begin, r.end - r.begin);
+  }
+  std::optional<ast::Ident> ident(antlr4::Token *t) const {
+    if (!valid(t) || t->getType() != IsamLexer::ID)
+      return std::nullopt;
+    return ast::Ident{textOf(t), range(t)};
+  }
+  std::optional<ast::Ident> ident(antlr4::tree::TerminalNode *n) const {
+    return n ? ident(n->getSymbol()) : std::nullopt;
+  }
+  std::string unquote(antlr4::Token *t) const {
+    std::string raw = textOf(t), out;
+    for (size_t i = 1; i + 1 < raw.size(); ++i) {
+      if (raw[i] == '\\' && i + 2 < raw.size()) {
+        char e = raw[++i];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        out += raw[i];
+      }
+    }
+    return out;
+  }
+
+  static bool broken(antlr4::ParserRuleContext *c) { return !c || c->exception != nullptr; }
+
+  ast::ExprPtr expr(P::ExprContext *c) {
+    if (broken(c))
+      return nullptr;
+    auto e = std::make_unique<ast::Expr>();
+    e->range = range(c);
+    if (auto *n = dynamic_cast<P::NumberExprContext *>(c)) {
+      if (!n->NUMBER())
+        return nullptr;
+      std::string s = textOf(n->NUMBER()->getSymbol());
+      e->kind = ast::Expr::Kind::Number;
+      e->number = std::strtod(s.c_str(), nullptr);
+      e->isInteger = s.find_first_of(".eE") == std::string::npos;
+      return e;
+    }
+    if (auto *n = dynamic_cast<P::NameExprContext *>(c)) {
+      auto id = ident(n->ID());
+      if (!id)
+        return nullptr;
+      e->kind = ast::Expr::Kind::Name;
+      e->name = *id;
+      return e;
+    }
+    if (auto *a = dynamic_cast<P::AccessExprContext *>(c))
+      return access(a->access());
+    if (auto *p = dynamic_cast<P::ParenExprContext *>(c))
+      return expr(p->expr());
+    if (auto *call = dynamic_cast<P::CallExprContext *>(c)) {
+      auto id = ident(call->callee);
+      if (!id)
+        return nullptr;
+      e->kind = ast::Expr::Kind::Call;
+      e->name = *id;
+      for (auto *arg : call->expr()) {
+        auto a = expr(arg);
+        if (!a)
+          return nullptr;
+        e->args.push_back(std::move(a));
+      }
+      return e;
+    }
+    if (auto *neg = dynamic_cast<P::NegExprContext *>(c)) {
+      auto operand = expr(neg->expr());
+      if (!operand)
+        return nullptr;
+      e->kind = ast::Expr::Kind::Neg;
+      e->args.push_back(std::move(operand));
+      return e;
+    }
+    std::vector<P::ExprContext *> operands;
+    antlr4::Token *op = nullptr;
+    if (auto *b = dynamic_cast<P::AddExprContext *>(c)) {
+      operands = b->expr();
+      op = b->op;
+    } else if (auto *b = dynamic_cast<P::MulExprContext *>(c)) {
+      operands = b->expr();
+      op = b->op;
+    }
+    if (operands.size() != 2 || !op)
+      return nullptr;
+    switch (op->getType()) {
+    case IsamLexer::PLUS:
+      e->kind = ast::Expr::Kind::Add;
+      break;
+    case IsamLexer::MINUS:
+      e->kind = ast::Expr::Kind::Sub;
+      break;
+    case IsamLexer::STAR:
+      e->kind = ast::Expr::Kind::Mul;
+      break;
+    default:
+      e->kind = ast::Expr::Kind::Div;
+      break;
+    }
+    for (auto *o : operands) {
+      auto a = expr(o);
+      if (!a)
+        return nullptr;
+      e->args.push_back(std::move(a));
+    }
+    return e;
+  }
+
+  ast::ExprPtr access(P::AccessContext *c) {
+    if (broken(c))
+      return nullptr;
+    auto id = ident(c->name);
+    if (!id)
+      return nullptr;
+    auto e = std::make_unique<ast::Expr>();
+    e->kind = ast::Expr::Kind::Access;
+    e->range = range(c);
+    e->name = *id;
+    for (auto *i : c->expr()) {
+      auto a = expr(i);
+      if (!a)
+        return nullptr;
+      e->args.push_back(std::move(a));
+    }
+    return e;
+  }
+
+  std::optional<ast::TensorType> tensorType(P::TensorTypeContext *c) {
+    if (broken(c))
+      return std::nullopt;
+    auto elem = ident(c->elem);
+    if (!elem)
+      return std::nullopt;
+    ast::TensorType t{*elem, {}, range(c)};
+    for (auto *d : c->expr()) {
+      auto e = expr(d);
+      if (!e)
+        return std::nullopt;
+      t.shape.push_back(std::move(e));
+    }
+    return t;
+  }
+
+  std::vector<ast::Ident> sizeParams(P::SizeParamsContext *c) {
+    std::vector<ast::Ident> out;
+    if (!c)
+      return out;
+    for (auto *n : c->ID())
+      if (auto id = ident(n))
+        out.push_back(*id);
+    return out;
+  }
+
+  std::vector<ast::TensorParam> tensorParams(P::TensorParamsContext *c) {
+    std::vector<ast::TensorParam> out;
+    if (!c)
+      return out;
+    for (auto *p : c->tensorParam()) {
+      if (broken(p))
+        continue;
+      auto name = ident(p->name);
+      auto type = tensorType(p->tensorType());
+      if (name && type)
+        out.push_back({*name, std::move(*type), range(p)});
+    }
+    return out;
+  }
+
+  std::optional<ast::Statement> statement(P::StatementContext *c) {
+    if (broken(c) || !c->op)
+      return std::nullopt;
+    ast::Statement s;
+    s.lhs = access(c->lhs);
+    s.rhs = expr(c->rhs);
+    if (!s.lhs || !s.rhs)
+      return std::nullopt;
+    s.opRange = range(c->op);
+    s.op = c->op->PLUS_ASSIGN()  ? ast::AssignOp::Sum
+           : c->op->MAX_ASSIGN() ? ast::AssignOp::Max
+           : c->op->MIN_ASSIGN() ? ast::AssignOp::Min
+                                 : ast::AssignOp::Assign;
+    if (auto *w = c->whereClause()) {
+      for (auto *r : w->rangeDecl()) {
+        if (broken(r))
+          return std::nullopt;
+        auto index = ident(r->ID());
+        auto lo = expr(r->lo);
+        auto hi = expr(r->hi);
+        if (!index || !lo || !hi)
+          return std::nullopt;
+        s.where.push_back({*index, std::move(lo), std::move(hi), range(r)});
+      }
+    }
+    s.range = range(c);
+    return s;
+  }
+
+  std::optional<ast::KernelDecl> kernel(P::KernelDeclContext *c) {
+    auto name = ident(c->name);
+    if (!name)
+      return std::nullopt;
+    ast::KernelDecl k;
+    k.name = *name;
+    k.range = range(c);
+    k.sizeParams = sizeParams(c->sizeParams());
+    k.inputs = tensorParams(c->inputs);
+    k.outputs = tensorParams(c->outputs);
+    for (auto *item : c->kernelItem()) {
+      if (auto *l = item->localDecl()) {
+        auto lname = ident(l->name);
+        auto type = tensorType(l->tensorType());
+        if (!broken(l) && lname && type)
+          k.locals.push_back({*lname, std::move(*type), range(l)});
+      } else if (auto *s = item->statement()) {
+        if (auto st = statement(s))
+          k.statements.push_back(std::move(*st));
+      } else if (auto *b = item->scheduleBlock()) {
+        ast::ScheduleBlock block;
+        block.range = range(b);
+        block.afterStatement = k.statements.size();
+        for (auto *si : b->scheduleItem()) {
+          auto key = ident(si->key);
+          if (broken(si) || !key)
+            continue;
+          ast::ScheduleItem it{*key, {}, range(si)};
+          for (auto *v : si->scheduleValue()) {
+            ast::ScheduleValue sv;
+            sv.range = range(v);
+            if (v->ID())
+              sv.name = ident(v->ID());
+            if (v->NUMBER())
+              sv.number = std::strtod(textOf(v->NUMBER()->getSymbol()).c_str(), nullptr);
+            it.values.push_back(std::move(sv));
+          }
+          block.items.push_back(std::move(it));
+        }
+        k.schedules.push_back(std::move(block));
+      }
+    }
+    return k;
+  }
+
+  std::optional<ast::InstanceDecl> instance(P::InstanceDeclContext *c) {
+    auto name = ident(c->name);
+    auto kernel = ident(c->kernel);
+    if (broken(c) || !name || !kernel)
+      return std::nullopt;
+    ast::InstanceDecl i{*name, *kernel, {}, range(c)};
+    for (auto *a : c->expr()) {
+      auto e = expr(a);
+      if (!e)
+        return std::nullopt;
+      i.args.push_back(std::move(e));
+    }
+    return i;
+  }
+
+  std::optional<ast::Property> property(P::PropertyDeclContext *c) {
+    if (broken(c))
+      return std::nullopt;
+    auto key = ident(c->key);
+    auto *q = c->quantity();
+    if (!key || broken(q) || !valid(q->num))
+      return std::nullopt;
+    ast::Quantity v;
+    std::string num = textOf(q->num);
+    v.value = std::strtod(num.c_str(), nullptr);
+    v.isInteger = num.find_first_of(".eE") == std::string::npos;
+    if (valid(q->den)) {
+      double den = std::strtod(textOf(q->den).c_str(), nullptr);
+      v.value = den == 0 ? INFINITY : v.value / den;
+      v.isInteger = false;
+    }
+    if (auto *u = q->unit(); u && !broken(u)) {
+      v.unitRange = range(u);
+      for (auto *id : u->ID())
+        v.unit += (v.unit.empty() ? "" : "/") + textOf(id->getSymbol());
+    }
+    v.range = range(q);
+    return ast::Property{*key, std::move(v), range(c)};
+  }
+
+  std::vector<ast::Property> properties(const std::vector<P::PropertyDeclContext *> &cs) {
+    std::vector<ast::Property> out;
+    for (auto *p : cs)
+      if (auto prop = property(p))
+        out.push_back(std::move(*prop));
+    return out;
+  }
+
+  std::optional<ast::InstrDecl> instr(P::InstrDeclContext *c) {
+    auto name = ident(c->name);
+    if (broken(c) || !name)
+      return std::nullopt;
+    ast::InstrDecl in;
+    in.isMove = c->kind && c->kind->getType() == IsamLexer::MOVE;
+    in.name = *name;
+    in.range = range(c);
+    in.sizeParams = sizeParams(c->sizeParams());
+    for (auto *o : c->operand()) {
+      auto oname = ident(o->name);
+      auto type = tensorType(o->tensorType());
+      if (broken(o) || !oname || !type)
+        return std::nullopt;
+      ast::OperandDecl op{*oname, ast::OperandRole::In, std::move(*type), ident(o->memory),
+                          range(o)};
+      if (o->role && o->role->getType() == IsamLexer::OUTPUT)
+        op.role = ast::OperandRole::Out;
+      else if (o->role && o->role->getType() == IsamLexer::INOUT)
+        op.role = ast::OperandRole::InOut;
+      in.operands.push_back(std::move(op));
+    }
+    if (c->unitName)
+      in.unit = ident(c->unitName);
+    for (auto *s : c->statement())
+      if (auto st = statement(s))
+        in.body.push_back(std::move(*st));
+    if (auto *cost = c->costBlock(); cost && !broken(cost))
+      in.cost = properties(cost->propertyDecl());
+    if (auto *a = c->asmClause(); a && !broken(a) && a->STRING()) {
+      in.asmTemplate = unquote(a->STRING()->getSymbol());
+      in.asmRange = range(a->STRING()->getSymbol());
+    }
+    return in;
+  }
+
+  std::optional<ast::TargetDecl> target(P::TargetDeclContext *c) {
+    auto name = ident(c->name);
+    if (!name)
+      return std::nullopt;
+    ast::TargetDecl t;
+    t.name = *name;
+    t.range = range(c);
+    for (auto *item : c->targetItem()) {
+      if (auto *l = item->llvmDecl(); l && !broken(l)) {
+        for (auto *f : l->llvmField()) {
+          auto key = ident(f->key);
+          if (key && valid(f->value))
+            t.llvm.push_back({*key, unquote(f->value), range(f->value)});
+        }
+      } else if (auto *p = item->propertyDecl()) {
+        if (auto prop = property(p))
+          t.props.push_back(std::move(*prop));
+      } else if (auto *m = item->memoryDecl()) {
+        auto mname = ident(m->name);
+        if (broken(m) || !mname)
+          continue;
+        ast::MemoryDecl mem{*mname, std::nullopt, false, properties(m->propertyDecl()), range(m)};
+        if (m->parent)
+          mem.parent = ident(m->parent);
+        t.memories.push_back(std::move(mem));
+      } else if (auto *r = item->registersDecl()) {
+        auto rname = ident(r->name);
+        if (broken(r) || !rname)
+          continue;
+        t.memories.push_back(
+            {*rname, ident(r->parent), true, properties(r->propertyDecl()), range(r)});
+      } else if (auto *u = item->unitDecl()) {
+        auto uname = ident(u->name);
+        if (!broken(u) && uname)
+          t.units.push_back({*uname, properties(u->propertyDecl()), range(u)});
+      } else if (auto *i = item->instrDecl()) {
+        if (auto in = instr(i))
+          t.instrs.push_back(std::move(*in));
+      }
+    }
+    return t;
+  }
+
+  std::optional<ast::MemRef> memRef(P::MemRefContext *c) {
+    if (broken(c))
+      return std::nullopt;
+    auto t = ident(c->target);
+    auto m = ident(c->memory);
+    if (!t || !m)
+      return std::nullopt;
+    return ast::MemRef{*t, *m, range(c)};
+  }
+
+  std::optional<ast::SystemDecl> system(P::SystemDeclContext *c) {
+    auto name = ident(c->name);
+    if (!name)
+      return std::nullopt;
+    ast::SystemDecl s;
+    s.name = *name;
+    s.range = range(c);
+    for (auto *item : c->systemItem()) {
+      if (broken(item))
+        continue;
+      if (auto *h = dynamic_cast<P::HostItemContext *>(item)) {
+        if (auto id = ident(h->ID()))
+          s.hosts.push_back(*id);
+      } else if (auto *d = dynamic_cast<P::DeviceItemContext *>(item)) {
+        if (auto id = ident(d->ID()))
+          s.devices.push_back(*id);
+      } else if (auto *sh = dynamic_cast<P::SharedItemContext *>(item)) {
+        std::vector<ast::MemRef> refs;
+        for (auto *m : sh->memRef())
+          if (auto r = memRef(m))
+            refs.push_back(std::move(*r));
+        s.shared.push_back(std::move(refs));
+      } else if (auto *l = dynamic_cast<P::LinkItemContext *>(item)) {
+        auto from = memRef(l->from);
+        auto to = memRef(l->to);
+        if (from && to)
+          s.links.push_back({*from, *to, properties(l->propertyDecl()), range(l)});
+      }
+    }
+    return s;
+  }
+
+  FileId file_;
+  const std::string &text_;
+};
+
+} // namespace
+
+ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
+                    const ParseLimits &limits) {
+  const std::string &text = sm.text(file);
+  std::string shadow = asciiShadow(text, file, diags);
+
+  antlr4::ANTLRInputStream input(shadow);
+  IsamLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+
+  ast::File empty;
+  empty.id = file;
+  if (!withinLimits(tokens, file, limits, diags))
+    return empty;
+
+  IsamParser parser(&tokens);
+  parser.removeErrorListeners();
+  // Two-stage parsing: the fast SLL mode succeeds on almost all input; only a failure pays for
+  // full LL with error recovery and reporting.
+  auto *interp = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  interp->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  IsamParser::FileContext *tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const antlr4::ParseCancellationException &) {
+    tree = nullptr;
+  }
+  DiagnosticListener listener(file, text, diags, limits.maxErrors);
+  if (!tree) {
+    tokens.seek(0);
+    parser.reset();
+    interp->setPredictionMode(antlr4::atn::PredictionMode::LL);
+    parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    parser.addErrorListener(&listener);
+    tree = parser.file();
+  }
+
+  AstBuilder builder(file, text);
+  ast::File result = builder.build(tree);
+  for (antlr4::Token *t : tokens.getTokens())
+    if (t->getType() == IsamLexer::LINE_COMMENT || t->getType() == IsamLexer::BLOCK_COMMENT)
+      result.comments.push_back(
+          {{file, uint32_t(t->getStartIndex()), uint32_t(t->getStopIndex() + 1)}});
+  return result;
+}
+
+} // namespace isam

@@ -1,0 +1,192 @@
+// The isamap language: kernels in tensor notation and hardware descriptions in one grammar.
+//
+// The grammar is deliberately permissive where a person benefits from a precise message:
+// element types, property names and units are plain identifiers here and are checked by
+// semantic analysis, which can say "unknown memory property 'sise'; did you mean 'size'?"
+// instead of a bare syntax error.
+grammar Isam;
+
+file : topItem* EOF ;
+
+topItem
+    : importDecl
+    | kernelDecl
+    | instanceDecl
+    | targetDecl
+    | systemDecl
+    ;
+
+importDecl : IMPORT STRING SEMI ;
+
+// ---- kernels --------------------------------------------------------------------------------
+
+kernelDecl
+    : KERNEL name=ID sizeParams? LPAREN inputs=tensorParams? RPAREN ARROW
+      LPAREN outputs=tensorParams? RPAREN LBRACE kernelItem* RBRACE
+    ;
+
+sizeParams : LT ID (COMMA ID)* GT ;
+
+tensorParams : tensorParam (COMMA tensorParam)* ;
+
+tensorParam : name=ID COLON tensorType ;
+
+tensorType : elem=ID (LBRACK expr (COMMA expr)* RBRACK)? ;
+
+kernelItem
+    : localDecl
+    | statement
+    | scheduleBlock
+    ;
+
+localDecl : LOCAL name=ID COLON tensorType SEMI ;
+
+statement : lhs=access op=assignOp rhs=expr whereClause? SEMI ;
+
+assignOp : ASSIGN | PLUS_ASSIGN | MAX_ASSIGN | MIN_ASSIGN ;
+
+whereClause : WHERE rangeDecl (COMMA rangeDecl)* ;
+
+rangeDecl : ID IN lo=expr DOTDOT hi=expr ;
+
+// Users pin scheduling decisions here; the scheduler completes the rest.
+scheduleBlock : SCHEDULE LBRACE scheduleItem* RBRACE ;
+
+scheduleItem : key=ID scheduleValue (COMMA scheduleValue)* SEMI ;
+
+scheduleValue : ID (NUMBER)? | NUMBER ;
+
+// One expression grammar serves tensor expressions, index expressions and shapes; semantic
+// analysis decides which forms are legal where (affine indices, integer shapes).
+expr
+    : op=MINUS expr                                   # negExpr
+    | expr op=(STAR | SLASH) expr                     # mulExpr
+    | expr op=(PLUS | MINUS) expr                     # addExpr
+    | callee=ID LPAREN (expr (COMMA expr)*)? RPAREN   # callExpr
+    | access                                          # accessExpr
+    | NUMBER                                          # numberExpr
+    | ID                                              # nameExpr
+    | LPAREN expr RPAREN                              # parenExpr
+    ;
+
+access : name=ID LBRACK expr (COMMA expr)* RBRACK ;
+
+instanceDecl : INSTANCE name=ID ASSIGN kernel=ID LT expr (COMMA expr)* GT SEMI ;
+
+// ---- hardware -------------------------------------------------------------------------------
+
+targetDecl : TARGET name=ID LBRACE targetItem* RBRACE ;
+
+targetItem
+    : llvmDecl
+    | propertyDecl
+    | memoryDecl
+    | registersDecl
+    | unitDecl
+    | instrDecl
+    ;
+
+llvmDecl : LLVM llvmField+ SEMI ;
+
+llvmField : key=ID value=STRING ;
+
+// `cores 2;`, `clock 3.0 GHz;`, `size 16 GiB;`, `bandwidth 64 B/cycle;`, `per_cycle 1/16;`
+propertyDecl : key=ID quantity SEMI ;
+
+quantity : num=NUMBER (SLASH den=NUMBER)? unit? ;
+
+unit : ID (SLASH ID)? ;
+
+memoryDecl : MEMORY name=ID (COLON parent=ID)? LBRACE propertyDecl* RBRACE ;
+
+registersDecl : REGISTERS name=ID COLON parent=ID LBRACE propertyDecl* RBRACE ;
+
+unitDecl : UNIT name=ID LBRACE propertyDecl* RBRACE ;
+
+instrDecl
+    : kind=(INSTR | MOVE) name=ID sizeParams? LPAREN operand (COMMA operand)* RPAREN
+      (ON unitName=ID)? LBRACE statement* RBRACE costBlock? asmClause? SEMI?
+    ;
+
+operand : name=ID COLON role=(IN | OUTPUT | INOUT)? tensorType (IN memory=ID)? ;
+
+costBlock : COST LBRACE propertyDecl* RBRACE ;
+
+asmClause : ASM STRING ;
+
+// ---- systems (several targets sharing memory) ------------------------------------------------
+
+systemDecl : SYSTEM name=ID LBRACE systemItem* RBRACE ;
+
+systemItem
+    : HOST ID SEMI                                               # hostItem
+    | DEVICE ID SEMI                                             # deviceItem
+    | SHARED memRef (COMMA memRef)+ SEMI                         # sharedItem
+    | LINK from=memRef ARROW to=memRef LBRACE propertyDecl* RBRACE # linkItem
+    ;
+
+memRef : target=ID DOT memory=ID ;
+
+// ---- lexer ------------------------------------------------------------------------------------
+
+IMPORT : 'import' ;
+KERNEL : 'kernel' ;
+INSTANCE : 'instance' ;
+LOCAL : 'local' ;
+WHERE : 'where' ;
+IN : 'in' ;
+SCHEDULE : 'schedule' ;
+TARGET : 'target' ;
+LLVM : 'llvm' ;
+MEMORY : 'memory' ;
+REGISTERS : 'registers' ;
+UNIT : 'unit' ;
+INSTR : 'instr' ;
+MOVE : 'move' ;
+ON : 'on' ;
+OUTPUT : 'out' ;
+INOUT : 'inout' ;
+COST : 'cost' ;
+ASM : 'asm' ;
+SYSTEM : 'system' ;
+HOST : 'host' ;
+DEVICE : 'device' ;
+SHARED : 'shared' ;
+LINK : 'link' ;
+
+PLUS_ASSIGN : '+=' ;
+MAX_ASSIGN : 'max=' ;
+MIN_ASSIGN : 'min=' ;
+ARROW : '->' ;
+DOTDOT : '..' ;
+ASSIGN : '=' ;
+PLUS : '+' ;
+MINUS : '-' ;
+STAR : '*' ;
+SLASH : '/' ;
+LPAREN : '(' ;
+RPAREN : ')' ;
+LBRACK : '[' ;
+RBRACK : ']' ;
+LBRACE : '{' ;
+RBRACE : '}' ;
+LT : '<' ;
+GT : '>' ;
+COMMA : ',' ;
+COLON : ':' ;
+SEMI : ';' ;
+DOT : '.' ;
+
+// A fraction part needs a digit after the dot so that `0..N` lexes as 0 .. N.
+NUMBER : DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)? ;
+ID : [a-zA-Z_] [a-zA-Z_0-9]* ;
+STRING : '"' (~["\\\r\n] | '\\' .)* '"' ;
+
+LINE_COMMENT : '//' ~[\r\n]* -> channel(HIDDEN) ;
+BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
+WS : [ \t\r\n\u000C]+ -> skip ;
+
+// Anything else becomes one token the parser rejects, so the lexer never fails.
+UNEXPECTED : . ;
+
+fragment DIGIT : [0-9] ;

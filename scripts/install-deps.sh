@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12's packages, whatever isamap's build and tests need and the machine
+# lacks. Idempotent: packages already present are skipped, so a second run does nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  llvm-16-dev libclang-rt-16-dev clang-16       # LLVM (pinned to 16) and libFuzzer for the parser
+  libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # what LLVM's CMake package links
+  antlr4 libantlr4-runtime-dev                  # parser generator (4.7.2) and C++ runtime (4.9)
+  nlohmann-json3-dev libboost-dev libcli11-dev
+  graphviz libgraphviz-dev
+  libgtest-dev libgmock-dev
+  clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

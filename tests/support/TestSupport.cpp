@@ -1,0 +1,62 @@
+#include "support/TestSupport.h"
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace isam::test {
+
+std::unique_ptr<Session> analyse(const std::string &text) {
+  auto s = std::make_unique<Session>();
+  s->loadText("test.isam", text);
+  s->checkAll();
+  return s;
+}
+
+std::vector<Diagnostic> withCode(Session &s, const std::string &code) {
+  std::vector<Diagnostic> out;
+  for (const auto &d : s.diagnostics().all())
+    if (d.code == code)
+      out.push_back(d);
+  return out;
+}
+
+std::string rangeText(Session &s, const Diagnostic &d) {
+  if (!d.range.valid())
+    return "";
+  return s.sources().text(d.range.file).substr(d.range.begin, d.range.end - d.range.begin);
+}
+
+std::string sourceDir() { return ISAMAP_SOURCE_DIR; }
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunResult run(const std::string &command, const std::string &input) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("isamap-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  fs::create_directories(dir);
+  std::string in = (dir / "in").string(), out = (dir / "out").string(),
+              err = (dir / "err").string();
+  std::ofstream(in, std::ios::binary) << input;
+  std::string full = "(" + command + ") <'" + in + "' >'" + out + "' 2>'" + err + "'";
+  int status = std::system(full.c_str());
+  RunResult r;
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = readFile(out);
+  r.err = readFile(err);
+  fs::remove_all(dir);
+  return r;
+}
+
+} // namespace isam::test
