@@ -94,7 +94,7 @@ struct Statement {
 struct Kernel {
   std::string name;       // the instance's name (or the kernel's when bound with -D)
   std::string kernelName; // the kernel it instantiates
-  std::map<std::string, int64_t> sizes;
+  std::vector<std::pair<std::string, int64_t>> sizes; // in declaration order
   std::vector<Tensor> tensors; // inputs, outputs, then locals
   std::vector<Statement> statements;
   SourceRange range;

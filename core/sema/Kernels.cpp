@@ -223,7 +223,7 @@ std::optional<ir::Kernel> instantiate(const ast::KernelDecl &k, const std::strin
   out.kernelName = k.name.name;
   out.range = k.range;
   for (const auto &p : k.sizeParams)
-    out.sizes[p.name] = sizes.at(p.name);
+    out.sizes.push_back({p.name, sizes.at(p.name)});
   if (!lowerBody(k, ctx, &out.statements, diags))
     return std::nullopt;
   out.tensors = std::move(ctx.tensors);

@@ -226,8 +226,10 @@ public:
       ok = false;
       return std::nullopt;
     }
-    if (!ctx_.sizes.bound())
+    if (!ctx_.sizes.bound()) {
+      ctx_.written[lhsTensor_] = true;
       return std::nullopt;
+    }
 
     if (!inferRanges() || !checkBounds()) {
       ok = false;
