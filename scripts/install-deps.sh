@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  llvm-16-dev libclang-rt-16-dev clang-16       # LLVM (pinned to 16) and libFuzzer for the parser
+  llvm-16-dev                                   # LLVM, pinned to 16
   libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # what LLVM's CMake package links
   antlr4 libantlr4-runtime-dev                  # parser generator (4.7.2) and C++ runtime (4.9)
   nlohmann-json3-dev libboost-dev libcli11-dev

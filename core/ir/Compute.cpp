@@ -203,7 +203,7 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
   case Expr::Kind::Read:
     return printAccess(e.access, s, tensors);
   case Expr::Kind::Neg:
-    return "-" + sub(e.args[0], false);
+    return std::string(1, '-').append(sub(e.args[0], false));
   case Expr::Kind::Add:
     return sub(e.args[0], false) + " + " + sub(e.args[1], true);
   case Expr::Kind::Sub:

@@ -1,0 +1,126 @@
+// Bad input of any kind gives diagnostics, never a crash or a hang.
+#include "support/TestSupport.h"
+#include "syntax/Parser.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace isam;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> shippedFiles() {
+  std::vector<std::string> out;
+  for (const char *dir : {"samples", "hwdesc"})
+    if (fs::is_directory(test::sourceDir() + "/" + dir))
+      for (const auto &e : fs::directory_iterator(test::sourceDir() + "/" + dir))
+        if (e.path().extension() == ".isam")
+          out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+TEST(Robustness, RandomBytes) {
+  std::mt19937 rng(42);
+  for (int round = 0; round < 300; ++round) {
+    std::string text(rng() % 400, '\0');
+    for (auto &c : text)
+      c = char(rng() % 256);
+    auto s = test::analyse(text);
+    (void)s;
+  }
+}
+
+TEST(Robustness, RandomTokens) {
+  const char *pieces[] = {"kernel", "instance", "target", "memory", "instr", "move", "system",
+                          "(", ")", "[", "]", "{", "}", "<", ">", ",", ":", ";", "=", "+=",
+                          "max=", "->", "..", "*", "+", "-", "/", "f32", "A", "i", "16", "2.5",
+                          "where", "in", "out", "inout", "\"s\"", "cost", "asm", "GiB", "import"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 500; ++round) {
+    std::string text;
+    for (int n = rng() % 60; n > 0; --n)
+      text += std::string(pieces[rng() % std::size(pieces)]) + " ";
+    auto s = test::analyse(text);
+    (void)s;
+  }
+}
+
+TEST(Robustness, TruncatedAndShuffledShippedFiles) {
+  std::mt19937 rng(3);
+  for (const auto &path : shippedFiles()) {
+    std::string text = test::readFile(path);
+    for (size_t cut = 0; cut < text.size(); cut += std::max<size_t>(1, text.size() / 23)) {
+      auto s = test::analyse(text.substr(0, cut));
+      (void)s;
+    }
+    std::vector<std::string> lines;
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i)
+      if (i == text.size() || text[i] == '\n') {
+        lines.push_back(text.substr(start, i - start));
+        start = i + 1;
+      }
+    for (int round = 0; round < 5; ++round) {
+      std::shuffle(lines.begin(), lines.end(), rng);
+      std::string shuffled;
+      for (const auto &l : lines)
+        shuffled += l + "\n";
+      auto s = test::analyse(shuffled);
+      (void)s;
+    }
+  }
+}
+
+TEST(Robustness, DeepNestingIsRejectedNotRecursed) {
+  std::string text = "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = " + std::string(100000, '(') +
+                     "A[i]" + std::string(100000, ')') + "; }";
+  auto s = test::analyse(text);
+  EXPECT_EQ(test::withCode(*s, "E0103").size(), 1u);
+  std::string minus = "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = " + std::string(100000, '-') +
+                      "A[i]; }";
+  auto m = test::analyse(minus);
+  EXPECT_EQ(test::withCode(*m, "E0103").size(), 1u);
+}
+
+TEST(Robustness, LongStatementIsRejected) {
+  std::string sum = "A[i]";
+  for (int i = 0; i < 20000; ++i)
+    sum += " + A[i]";
+  auto s = test::analyse("kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = " + sum + "; }");
+  EXPECT_EQ(test::withCode(*s, "E0104").size(), 1u);
+}
+
+TEST(Robustness, HugeLiterals) {
+  auto s = test::analyse(R"(
+kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i] * 1e999999 + 99999999999999999999999999; }
+instance a = k<99999999999999999999999999999>;
+instance b = k<1099511627776000>;
+target t { clock 1e400 GHz; memory M { size 99999999999999999999999 GiB; } }
+)");
+  EXPECT_TRUE(s->diagnostics().hasErrors());
+  EXPECT_GE(test::withCode(*s, "E0302").size(), 1u);
+}
+
+TEST(Robustness, InvalidUtf8IsReportedOnce) {
+  std::string text = "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i]; } // \xff\xfe\n"
+                     "instance x\xc3 = k;";
+  auto s = test::analyse(text);
+  EXPECT_EQ(test::withCode(*s, "E0102").size(), 1u);
+  EXPECT_TRUE(s->diagnostics().hasErrors());
+}
+
+TEST(Robustness, NonAsciiInCommentsAndStringsIsFine) {
+  auto s = test::analyse("// größe: ½ 🚀\nkernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i]; /* é */ }\n");
+  EXPECT_FALSE(s->diagnostics().hasErrors());
+}
+
+TEST(Robustness, NulBytes) {
+  auto s = test::analyse(std::string("kernel k(A: f32[4]) -> (B: f32[4]) {\0 B[i] = A[i]; }", 48));
+  EXPECT_TRUE(s->diagnostics().hasErrors());
+}
