@@ -95,7 +95,11 @@ std::string renderDiagnostic(const Diagnostic &d, const SourceManager &sm) {
 
 std::string closestMatch(const std::string &word, const std::vector<std::string> &candidates) {
   std::string best;
-  size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
+  // Suggest only what is plausibly a typo: a third of the word at most, and never a
+  // replacement of the whole word.
+  size_t bestDistance = std::min(std::max<size_t>(1, word.size() / 3), word.size() - 1) + 1;
+  if (word.size() <= 1)
+    return best;
   for (const auto &c : candidates) {
     // Levenshtein distance, two rows.
     std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
