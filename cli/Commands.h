@@ -10,5 +10,6 @@ using Action = std::function<int()>;
 
 Action registerCheck(CLI::App &app);
 Action registerDumpIr(CLI::App &app);
+Action registerMap(CLI::App &app);
 
 } // namespace isam::cli

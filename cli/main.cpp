@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
   };
   add(isam::cli::registerCheck);
   add(isam::cli::registerDumpIr);
+  add(isam::cli::registerMap);
   for (auto &[cmd, _] : commands)
     cmd->set_version_flag("--version", "isamap " ISAMAP_VERSION);
 

@@ -45,6 +45,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0601", "imported file not found"},
       {"E0602", "import cycle"},
       {"E0603", "file cannot be read"},
+      {"W0301", "mapping search budget exhausted"},
   };
   return codes;
 }

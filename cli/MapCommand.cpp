@@ -1,0 +1,185 @@
+// `isamap map FILE --target NAME`: every mapping of every statement onto the target's
+// instructions, ranked, with the rejections and their reasons; for a system, each unit's
+// mappings and the partition.
+#include "Commands.h"
+#include "Common.h"
+#include "mapping/Mapping.h"
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace isam::cli {
+
+namespace {
+
+nlohmann::json toJson(const mapping::StatementMappings &m, const ir::Kernel &k, Session &session) {
+  const ir::Statement &s = k.statements[m.index];
+  auto indexNames = [&](const std::vector<int> &idx) {
+    nlohmann::json a = nlohmann::json::array();
+    for (int i : idx)
+      a.push_back(s.indices[i].name);
+    return a;
+  };
+  nlohmann::json mappings = nlohmann::json::array();
+  for (const auto &c : m.candidates) {
+    nlohmann::json bindings = nlohmann::json::object(), remainder = nlohmann::json::object(),
+                   operands = nlohmann::json::object(), moves = nlohmann::json::array();
+    for (const auto &b : c.bindings) {
+      bindings[b.instrIndex] = indexNames(b.stmtIndices);
+      remainder[b.instrIndex] = mapping::remainderName(b.remainder);
+    }
+    for (const auto &o : c.operands) {
+      operands[o.operand] = {{"binding", o.binding},
+                             {"role", ir::tensorRoleName(o.role)},
+                             {"memory", o.memory},
+                             {"strides", o.strides},
+                             {"contiguous", o.contiguous},
+                             {"pack", o.needsPack},
+                             {"computedSeparately", o.computedSeparately},
+                             {"moves", o.moves}};
+      for (const auto &mv : o.moves)
+        moves.push_back(o.operand + ": " + mv);
+    }
+    mappings.push_back({{"instruction", c.instruction},
+                        {"isMove", c.isMove},
+                        {"bindings", bindings},
+                        {"operands", operands},
+                        {"remainder", remainder},
+                        {"moves", moves},
+                        {"loops", indexNames(c.loops)},
+                        {"partial", c.partial},
+                        {"degenerate", c.degenerate},
+                        {"zeroInit", c.zeroInit},
+                        {"note", c.partialNote},
+                        {"estimate",
+                         {{"instructions", c.instructionCount},
+                          {"cycles", c.cycles},
+                          {"utilization", c.utilization}}}});
+  }
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const auto &r : m.rejected)
+    rejected.push_back({{"instruction", r.instruction}, {"reason", r.reason}});
+  nlohmann::json range = nullptr;
+  if (m.range.valid()) {
+    auto b = session.sources().lineColumn(m.range.file, m.range.begin);
+    auto e = session.sources().lineColumn(m.range.file, m.range.end);
+    range = {{"file", session.sources().path(m.range.file)},
+             {"start", {{"line", b.line}, {"character", b.column}}},
+             {"end", {{"line", e.line}, {"character", e.column}}}};
+  }
+  return {{"kernel", m.kernel},     {"index", m.index},       {"text", m.text},
+          {"range", range},         {"target", m.target},     {"mappings", mappings},
+          {"rejected", rejected},   {"budgetExhausted", m.budgetExhausted}};
+}
+
+} // namespace
+
+Action registerMap(CLI::App &app) {
+  struct Options {
+    std::string file, target;
+    CommonOptions common;
+    SelectorOptions selector;
+    double budgetMs = 500;
+    size_t maxCandidates = 32;
+  };
+  auto opts = std::make_shared<Options>();
+  auto *cmd = app.add_subcommand("map", "Find every way each statement runs on a target's instructions");
+  cmd->add_option("file", opts->file, "The .isam file")->required();
+  cmd->add_option("-t,--target", opts->target, "Target or system name (e.g. x86_avx512, soc)")
+      ->required();
+  cmd->add_option("--budget-ms", opts->budgetMs, "Search time budget per statement and target")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-candidates", opts->maxCandidates, "Mappings kept per instruction")
+      ->check(CLI::Range(1, 10000));
+  addCommonOptions(*cmd, opts->common);
+  addSelectorOptions(*cmd, opts->selector);
+  return [opts]() {
+    Session session(sessionOptions(opts->common));
+    InstanceSelector sel;
+    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
+        !session.loadFile(opts->file)) {
+      printDiagnostics(session, opts->common.format);
+      return 1;
+    }
+    std::vector<ir::Kernel> kernels = session.instances(sel);
+    // A system maps onto each of its units; a target onto itself.
+    std::vector<hw::Target> units;
+    std::optional<hw::System> system;
+    if (session.symbols().systems.count(opts->target) ||
+        (!session.symbols().targets.count(opts->target) && session.target(opts->target) == std::nullopt &&
+         session.system(opts->target))) {
+      system = session.system(opts->target);
+      if (system) {
+        std::vector<std::string> names = system->hosts;
+        names.insert(names.end(), system->devices.begin(), system->devices.end());
+        for (const auto &n : names)
+          if (auto t = session.target(n))
+            units.push_back(std::move(*t));
+      }
+    } else if (auto t = session.target(opts->target)) {
+      units.push_back(std::move(*t));
+    }
+    if (session.diagnostics().hasErrors() || units.empty()) {
+      printDiagnostics(session, opts->common.format);
+      return 1;
+    }
+    if (kernels.empty()) {
+      session.diagnostics().error("E0202", {}, "the file declares no instance to map; name one "
+                                               "with --instance or bind a kernel with --kernel -D");
+      printDiagnostics(session, opts->common.format);
+      return 1;
+    }
+    mapping::MapOptions mo;
+    mo.budgetMs = opts->budgetMs;
+    mo.maxCandidatesPerInstruction = opts->maxCandidates;
+    nlohmann::json statements = nlohmann::json::array(), partitions = nlohmann::json::array();
+    std::string text;
+    for (const auto &k : kernels) {
+      std::vector<std::vector<mapping::StatementMappings>> perUnit;
+      for (const auto &u : units) {
+        perUnit.push_back(mapping::mapKernel(k, u, mo));
+        for (const auto &m : perUnit.back()) {
+          if (m.budgetExhausted)
+            session.diagnostics().warning("W0301", m.range,
+                                          "mapping search budget exhausted on " + u.name +
+                                              "; the list of mappings may be incomplete");
+          statements.push_back(toJson(m, k, session));
+          text += mapping::printMappings(m, k) + "\n";
+        }
+      }
+      if (system) {
+        auto p = mapping::partition(k, *system, units, perUnit);
+        text += mapping::printPartition(p, k) + "\n";
+        nlohmann::json placements = nlohmann::json::array(), transfers = nlohmann::json::array();
+        for (const auto &pl : p.placements)
+          placements.push_back({{"statement", pl.statement},
+                                {"unit", pl.unit},
+                                {"instruction", pl.instruction},
+                                {"seconds", pl.seconds},
+                                {"ableUnits", pl.ableUnits}});
+        for (const auto &t : p.transfers)
+          transfers.push_back({{"tensor", t.tensor},
+                               {"from", t.from},
+                               {"to", t.to},
+                               {"bytes", t.bytes},
+                               {"sharedMemory", t.sharedMemory}});
+        partitions.push_back(
+            {{"kernel", k.name}, {"placements", placements}, {"transfers", transfers}});
+      }
+    }
+    if (opts->common.format == Format::Json) {
+      nlohmann::json out = {{"statements", statements}};
+      if (system)
+        out["partitions"] = partitions;
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cout << text;
+    }
+    if (!session.diagnostics().all().empty())
+      printDiagnostics(session, Format::Text);
+    return session.diagnostics().hasErrors() ? 1 : 0;
+  };
+}
+
+} // namespace isam::cli

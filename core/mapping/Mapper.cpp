@@ -1,0 +1,801 @@
+#include "mapping/Mapping.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <sstream>
+
+namespace isam::mapping {
+
+const char *remainderName(Remainder r) {
+  switch (r) {
+  case Remainder::Exact:
+    return "exact";
+  case Remainder::Mask:
+    return "mask";
+  case Remainder::Pad:
+    return "pad";
+  case Remainder::Tail:
+    return "tail";
+  case Remainder::Free:
+    return "free";
+  }
+  return "exact";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void indicesIn(const ir::Expr &e, std::vector<bool> &out) {
+  if (e.kind == ir::Expr::Kind::Read)
+    for (const auto &a : e.access.indices)
+      for (auto [i, coef] : a.terms)
+        if (coef != 0)
+          out[i] = true;
+  for (const auto &a : e.args)
+    indicesIn(a, out);
+}
+
+void indicesIn(const ir::Access &acc, std::vector<bool> &out) {
+  for (const auto &a : acc.indices)
+    for (auto [i, coef] : a.terms)
+      if (coef != 0)
+        out[i] = true;
+}
+
+bool sameAffine(const ir::Affine &a, const ir::Affine &b) {
+  return a.terms == b.terms && a.constant == b.constant;
+}
+
+bool sameExpr(const ir::Expr &a, const ir::Expr &b) {
+  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size())
+    return false;
+  switch (a.kind) {
+  case ir::Expr::Kind::Const:
+    return a.value == b.value;
+  case ir::Expr::Kind::Read:
+    if (a.access.tensor != b.access.tensor || a.access.indices.size() != b.access.indices.size())
+      return false;
+    for (size_t i = 0; i < a.access.indices.size(); ++i)
+      if (!sameAffine(a.access.indices[i], b.access.indices[i]))
+        return false;
+    return true;
+  case ir::Expr::Kind::Call:
+    if (a.fn != b.fn)
+      return false;
+    break;
+  default:
+    break;
+  }
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!sameExpr(a.args[i], b.args[i]))
+      return false;
+  return true;
+}
+
+void subtrees(const ir::Expr &e, std::vector<const ir::Expr *> &out) {
+  for (const auto &a : e.args) {
+    out.push_back(&a);
+    subtrees(a, out);
+  }
+}
+
+// Per instruction operand: the statement sub-expression it stands for.
+using Assignment = std::vector<const ir::Expr *>;
+
+struct Unifier {
+  const ir::Kernel &instr;
+  size_t cap;
+  std::string typeProblem;
+
+  void unify(const ir::Expr &ie, const ir::Expr &se, const Assignment &cur,
+             std::vector<Assignment> &out) {
+    if (out.size() >= cap)
+      return;
+    using K = ir::Expr::Kind;
+    if (ie.kind == K::Read) {
+      int o = ie.access.tensor;
+      const ir::Tensor &op = instr.tensors[o];
+      if (op.type != se.type) {
+        if (typeProblem.empty())
+          typeProblem = std::string("operand '") + op.name + "' is " + ir::elemTypeName(op.type) +
+                        " but the statement's value is " + ir::elemTypeName(se.type);
+        return;
+      }
+      if (cur[o]) {
+        if (sameExpr(*cur[o], se))
+          out.push_back(cur);
+        return;
+      }
+      Assignment next = cur;
+      next[o] = &se;
+      out.push_back(std::move(next));
+      return;
+    }
+    if (ie.kind != se.kind || ie.args.size() != se.args.size())
+      return;
+    if (ie.kind == K::Const) {
+      if (ie.value == se.value)
+        out.push_back(cur);
+      return;
+    }
+    if (ie.kind == K::Call && (ie.fn != se.fn || (ie.fn == ir::Fn::Cast && ie.type != se.type)))
+      return;
+    std::vector<std::vector<size_t>> orders = {{}};
+    for (size_t i = 0; i < ie.args.size(); ++i)
+      orders[0].push_back(i);
+    if ((ie.kind == K::Add || ie.kind == K::Mul) && ie.args.size() == 2)
+      orders.push_back({1, 0});
+    for (const auto &order : orders) {
+      std::vector<Assignment> partial = {cur};
+      for (size_t a = 0; a < ie.args.size() && !partial.empty(); ++a) {
+        std::vector<Assignment> next;
+        for (const auto &p : partial)
+          unify(ie.args[a], se.args[order[a]], p, next);
+        partial = std::move(next);
+      }
+      for (auto &p : partial)
+        if (out.size() < cap)
+          out.push_back(std::move(p));
+    }
+  }
+};
+
+// One side of an operand correspondence.
+struct OperandView {
+  bool bound = false;
+  std::vector<bool> instrAppears; // per instruction index
+  std::vector<bool> stmtAppears;  // per statement index
+  const ir::Access *stmtAccess = nullptr; // when the operand stands for one access
+  const ir::Expr *subexpr = nullptr;
+  const ir::Access *instrAccess = nullptr;
+};
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    st[d - 1] = st[d] * shape[d];
+  return st;
+}
+
+int64_t strideOf(const ir::Access &a, int index, const std::vector<int64_t> &strides) {
+  int64_t s = 0;
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    s += strides[d] * a.indices[d].coefficientOf(index);
+  return s;
+}
+
+bool isAncestor(const hw::Target &t, int ancestor, int memory) {
+  for (int m = t.memories[memory].parent; m >= 0; m = t.memories[m].parent)
+    if (m == ancestor)
+      return true;
+  return false;
+}
+
+// Software-managed (a scratchpad or registers): some move fills it from a level further out.
+// Otherwise it is a cache, filled by the hardware.
+bool softwareManaged(const hw::Target &t, int memory) {
+  for (const auto &in : t.instructions) {
+    if (!in.isMove)
+      continue;
+    bool fills = false, fromOutside = false;
+    for (const auto &op : in.semantics.tensors) {
+      int m = t.memoryIndex(op.memory);
+      if (op.role != ir::TensorRole::Input)
+        fills = fills || m == memory;
+      else
+        fromOutside = fromOutside || (m >= 0 && isAncestor(t, m, memory));
+    }
+    if (fills && fromOutside)
+      return true;
+  }
+  return false;
+}
+
+// The move that carries data between `inner` and one of its ancestors (inward for inputs,
+// outward for results), preferring the one whose shape fits the operand's rank.
+const hw::Instruction *findMove(const hw::Target &t, int inner, int ancestor, bool inward,
+                                size_t rank) {
+  const hw::Instruction *best = nullptr;
+  for (const auto &in : t.instructions) {
+    if (!in.isMove)
+      continue;
+    int dst = -1, src = -1;
+    size_t srcRank = 0;
+    for (const auto &op : in.semantics.tensors) {
+      int m = t.memoryIndex(op.memory);
+      if (op.role == ir::TensorRole::Input)
+        src = m, srcRank = op.shape.size();
+      else
+        dst = m;
+    }
+    bool fits = inward ? (dst == inner && src == ancestor) : (src == inner && dst == ancestor);
+    if (!fits)
+      continue;
+    if (!best || (inward && srcRank == rank))
+      best = &in;
+  }
+  return best;
+}
+
+// How data reaches `memory` from the outermost level (or leaves it, for results): a move per
+// software-managed level, nothing for caches. Empty optional when a level cannot be crossed.
+std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memory, bool inward,
+                                                  size_t rank, std::string &problem) {
+  std::vector<std::string> chain;
+  for (int level = memory; level >= 0 && t.memories[level].parent >= 0;) {
+    const hw::Instruction *mv = nullptr;
+    int reached = -1;
+    for (int anc = t.memories[level].parent; anc >= 0 && !mv; anc = t.memories[anc].parent)
+      if ((mv = findMove(t, level, anc, inward, rank)))
+        reached = anc;
+    if (mv) {
+      chain.push_back(mv->name + " (" + t.memories[inward ? reached : level].name + " -> " +
+                      t.memories[inward ? level : reached].name + ")");
+      level = reached;
+      continue;
+    }
+    if (softwareManaged(t, level) || t.memories[level].isRegisters) {
+      if (inward) {
+        problem = "no move brings data into " + t.memories[level].name + " from " +
+                  t.memories[t.memories[level].parent].name;
+        return std::nullopt;
+      }
+      chain.push_back("(no move out of " + t.memories[level].name + " is described)");
+      return chain;
+    }
+    level = t.memories[level].parent; // a cache: the hardware moves lines
+  }
+  if (inward)
+    std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+class StatementMapper {
+public:
+  StatementMapper(const ir::Kernel &k, size_t stmt, const hw::Target &t, const MapOptions &o)
+      : k_(k), s_(k.statements[stmt]), t_(t), opts_(o), start_(Clock::now()) {
+    out_.kernel = k.name;
+    out_.index = stmt;
+    out_.text = ir::printStatement(s_, k.tensors);
+    out_.range = s_.range;
+    out_.target = t.name;
+  }
+
+  StatementMappings run() {
+    for (const auto &in : t_.instructions) {
+      if (overBudget())
+        break;
+      std::string reason;
+      std::vector<Candidate> cands = mapOnto(in, reason);
+      if (cands.empty()) {
+        out_.rejected.push_back({in.name, reason.empty() ? "no mapping found" : reason});
+        continue;
+      }
+      for (auto &c : cands)
+        out_.candidates.push_back(std::move(c));
+    }
+    std::stable_sort(out_.candidates.begin(), out_.candidates.end(),
+                     [](const Candidate &a, const Candidate &b) {
+                       auto key = [](const Candidate &c) {
+                         return std::make_tuple(c.partial, c.degenerate, c.isMove, c.cycles,
+                                                -c.utilization);
+                       };
+                       return key(a) < key(b);
+                     });
+    return std::move(out_);
+  }
+
+private:
+  bool overBudget() {
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    if (ms > opts_.budgetMs)
+      out_.budgetExhausted = true;
+    return out_.budgetExhausted;
+  }
+
+  std::string stmtText(const ir::Expr &e) const { return ir::printExpr(e, s_, k_.tensors); }
+
+  std::vector<Candidate> mapOnto(const hw::Instruction &in, std::string &reason) {
+    const ir::Kernel &sem = in.semantics;
+    if (sem.statements.size() != 1) {
+      reason = "'" + in.name + "' has several statements; only single-statement semantics are "
+               "mapped";
+      return {};
+    }
+    const ir::Statement &I = sem.statements[0];
+    std::string itext = ir::printStatement(I, sem.tensors);
+    itext = itext.substr(0, itext.find("    for"));
+    bool instrHasReduction =
+        std::any_of(I.indices.begin(), I.indices.end(), [](auto &i) { return i.reduction; });
+    bool stmtHasReduction =
+        std::any_of(s_.indices.begin(), s_.indices.end(), [](auto &i) { return i.reduction; });
+    std::string stext = out_.text.substr(0, out_.text.find("    for"));
+
+    if (instrHasReduction && !stmtHasReduction) {
+      reason = "'" + in.name + "' needs a reduction index (it computes " + itext + "); `" + stext +
+               "` has none";
+      return {};
+    }
+    if (I.reduce != ir::ReduceOp::None && s_.reduce != ir::ReduceOp::None &&
+        I.reduce != s_.reduce) {
+      reason = "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
+               "; the statement reduces with " + ir::reduceOpText(s_.reduce);
+      return {};
+    }
+    if (instrHasReduction && I.reduce == ir::ReduceOp::None)
+      return {};
+
+    Unifier u{sem, opts_.maxCandidatesPerInstruction * 4, {}};
+    Assignment empty(sem.tensors.size(), nullptr);
+    std::vector<std::pair<Assignment, const ir::Expr *>> matches; // subtree matched (nullptr: root)
+    bool reduceCompatible = s_.reduce == ir::ReduceOp::None || I.reduce == s_.reduce;
+    if (reduceCompatible) {
+      std::vector<Assignment> full;
+      u.unify(I.rhs, s_.rhs, empty, full);
+      for (auto &a : full)
+        matches.push_back({std::move(a), nullptr});
+    }
+    // A partial mapping computes one sub-expression with an instruction that does not reduce;
+    // the rest of the statement is separate work.
+    if (matches.empty() && I.reduce == ir::ReduceOp::None && !instrHasReduction) {
+      std::vector<const ir::Expr *> subs;
+      subtrees(s_.rhs, subs);
+      for (const ir::Expr *sub : subs) {
+        if (sub->kind == ir::Expr::Kind::Read || sub->kind == ir::Expr::Kind::Const)
+          continue;
+        std::vector<Assignment> part;
+        u.unify(I.rhs, *sub, empty, part);
+        for (auto &a : part)
+          matches.push_back({std::move(a), sub});
+      }
+    }
+    if (matches.empty()) {
+      if (!u.typeProblem.empty())
+        reason = "'" + in.name + "' cannot take these types: " + u.typeProblem;
+      else if (!reduceCompatible)
+        reason = "'" + in.name + "' does not accumulate (it computes " + itext +
+                 "); the statement reduces with " + ir::reduceOpText(s_.reduce);
+      else
+        reason = "'" + in.name + "' computes " + itext + "; no part of `" + stmtText(s_.rhs) +
+                 "` has that form";
+      return {};
+    }
+
+    std::vector<Candidate> found;
+    std::set<std::string> seen;
+    for (const auto &[assignment, subtree] : matches) {
+      if (overBudget())
+        break;
+      bindIndices(in, I, assignment, subtree, found, seen, reason);
+      if (found.size() >= opts_.maxCandidatesPerInstruction)
+        break;
+    }
+    // Degenerate mappings are kept only when nothing better exists, and few of them.
+    bool anyGood = std::any_of(found.begin(), found.end(), [](auto &c) { return !c.degenerate; });
+    if (anyGood)
+      found.erase(std::remove_if(found.begin(), found.end(), [](auto &c) { return c.degenerate; }),
+                  found.end());
+    std::stable_sort(found.begin(), found.end(), [](const Candidate &a, const Candidate &b) {
+      return std::make_tuple(a.partial, a.cycles, -a.utilization) <
+             std::make_tuple(b.partial, b.cycles, -b.utilization);
+    });
+    if (!anyGood && found.size() > 3)
+      found.resize(3);
+    if (found.size() > opts_.maxCandidatesPerInstruction)
+      found.resize(opts_.maxCandidatesPerInstruction);
+    return found;
+  }
+
+  void bindIndices(const hw::Instruction &in, const ir::Statement &I, const Assignment &assignment,
+                   const ir::Expr *subtree, std::vector<Candidate> &found,
+                   std::set<std::string> &seen, std::string &reason) {
+    const ir::Kernel &sem = in.semantics;
+    size_t nI = I.indices.size(), nS = s_.indices.size();
+    std::vector<OperandView> views(sem.tensors.size());
+    auto instrReads = [&](int o) -> const ir::Access * {
+      const ir::Access *found = nullptr;
+      std::function<void(const ir::Expr &)> walk = [&](const ir::Expr &e) {
+        if (!found && e.kind == ir::Expr::Kind::Read && e.access.tensor == o)
+          found = &e.access;
+        for (const auto &a : e.args)
+          walk(a);
+      };
+      walk(I.rhs);
+      return found;
+    };
+    for (size_t o = 0; o < sem.tensors.size(); ++o) {
+      OperandView &v = views[o];
+      v.instrAppears.assign(nI, false);
+      v.stmtAppears.assign(nS, false);
+      if (int(o) == I.lhs.tensor) {
+        v.bound = true;
+        v.instrAccess = &I.lhs;
+        indicesIn(I.lhs, v.instrAppears);
+        if (subtree) {
+          // The result is a temporary over the indices the sub-expression uses.
+          indicesIn(*subtree, v.stmtAppears);
+        } else {
+          v.stmtAccess = &s_.lhs;
+          indicesIn(s_.lhs, v.stmtAppears);
+        }
+        continue;
+      }
+      if (!assignment[o])
+        continue;
+      v.bound = true;
+      v.instrAccess = instrReads(int(o));
+      if (v.instrAccess)
+        indicesIn(*v.instrAccess, v.instrAppears);
+      indicesIn(*assignment[o], v.stmtAppears);
+      if (assignment[o]->kind == ir::Expr::Kind::Read)
+        v.stmtAccess = &assignment[o]->access;
+      else
+        v.subexpr = assignment[o];
+    }
+
+    auto matchesPattern = [&](size_t ii, size_t s) {
+      if (I.indices[ii].reduction != s_.indices[s].reduction)
+        return false;
+      for (const auto &v : views)
+        if (v.bound && v.instrAppears[ii] != v.stmtAppears[s])
+          return false;
+      return true;
+    };
+
+    // Candidate groups per instruction index: singles, then fused runs contiguous everywhere.
+    std::vector<std::vector<std::vector<int>>> groups(nI);
+    for (size_t ii = 0; ii < nI; ++ii) {
+      for (size_t s = 0; s < nS; ++s)
+        if (matchesPattern(ii, s))
+          groups[ii].push_back({int(s)});
+      for (auto &g : fusedGroups(ii, views, matchesPattern))
+        groups[ii].push_back(std::move(g));
+    }
+
+    // Depth-first choice of a group (or none) per instruction index, groups disjoint.
+    std::vector<int> choice(nI, -1);
+    std::vector<bool> used(nS, false);
+    std::function<void(size_t)> dfs = [&](size_t ii) {
+      if (found.size() >= opts_.maxCandidatesPerInstruction * 2 || overBudget())
+        return;
+      if (ii == nI) {
+        finishCandidate(in, I, views, groups, choice, subtree, found, seen, reason);
+        return;
+      }
+      for (size_t g = 0; g < groups[ii].size(); ++g) {
+        bool free = std::none_of(groups[ii][g].begin(), groups[ii][g].end(),
+                                 [&](int s) { return used[s]; });
+        if (!free)
+          continue;
+        for (int s : groups[ii][g])
+          used[s] = true;
+        choice[ii] = int(g);
+        dfs(ii + 1);
+        for (int s : groups[ii][g])
+          used[s] = false;
+      }
+      choice[ii] = -1;
+      dfs(ii + 1);
+    };
+    dfs(0);
+
+    if (found.empty() && reason.empty()) {
+      for (size_t ii = 0; ii < nI; ++ii)
+        if (groups[ii].empty()) {
+          reason = describeMissingIndex(in, I, views, ii);
+          break;
+        }
+    }
+  }
+
+  std::string describeMissingIndex(const hw::Instruction &in, const ir::Statement &I,
+                                    const std::vector<OperandView> &views, size_t ii) {
+    const ir::Kernel &sem = in.semantics;
+    std::string yes, no;
+    for (size_t o = 0; o < views.size(); ++o) {
+      if (!views[o].bound)
+        continue;
+      std::string &list = views[o].instrAppears[ii] ? yes : no;
+      list += (list.empty() ? "" : ", ") + sem.tensors[o].name;
+    }
+    return "index " + I.indices[ii].name + " of '" + in.name + "' must bind to a " +
+           (I.indices[ii].reduction ? "reduction" : "non-reduction") +
+           " statement index that appears in " + (yes.empty() ? "no operand" : yes) +
+           (no.empty() ? "" : " but not in " + no) + "; no index of the statement does";
+  }
+
+  // Runs of adjacent statement dimensions that can be fused into instruction index ii: every
+  // dimension indexed by one index alone, inner dimensions full and unshifted, in every access
+  // the instruction index appears in.
+  std::vector<std::vector<int>>
+  fusedGroups(size_t ii, const std::vector<OperandView> &views,
+              const std::function<bool(size_t, size_t)> &matchesPattern) {
+    std::vector<std::vector<int>> out;
+    const OperandView *first = nullptr;
+    for (const auto &v : views)
+      if (v.bound && v.instrAppears[ii] && v.stmtAccess) {
+        first = &v;
+        break;
+      }
+    if (!first)
+      return out;
+    auto tensorOf = [&](const ir::Access *a) -> const ir::Tensor & { return k_.tensors[a->tensor]; };
+    auto plainIndex = [](const ir::Affine &a) -> int {
+      return a.terms.size() == 1 && a.terms[0].second == 1 ? a.terms[0].first : -1;
+    };
+    // Does `group` occupy consecutive dimensions of `acc`, in order, fusably?
+    auto fusable = [&](const ir::Access &acc, const std::vector<int> &group) {
+      const ir::Tensor &t = tensorOf(&acc);
+      for (size_t d = 0; d + group.size() <= acc.indices.size(); ++d) {
+        if (plainIndex(acc.indices[d]) != group[0])
+          continue;
+        bool ok = true;
+        for (size_t g = 1; g < group.size() && ok; ++g) {
+          const ir::Affine &a = acc.indices[d + g];
+          ok = plainIndex(a) == group[g] && a.constant == 0 &&
+               t.shape[d + g] == s_.indices[group[g]].extent;
+        }
+        if (ok)
+          return true;
+      }
+      return false;
+    };
+    const ir::Access &acc = *first->stmtAccess;
+    for (size_t d = 0; d < acc.indices.size(); ++d) {
+      std::vector<int> run;
+      for (size_t e = d; e < acc.indices.size(); ++e) {
+        int s = plainIndex(acc.indices[e]);
+        if (s < 0 || !matchesPattern(ii, size_t(s)) ||
+            std::find(run.begin(), run.end(), s) != run.end())
+          break;
+        run.push_back(s);
+        if (run.size() < 2)
+          continue;
+        bool everywhere = true;
+        for (const auto &v : views)
+          if (v.bound && v.instrAppears[ii] && v.stmtAccess)
+            everywhere = everywhere && fusable(*v.stmtAccess, run);
+        if (everywhere)
+          out.push_back(run);
+      }
+    }
+    return out;
+  }
+
+  void finishCandidate(const hw::Instruction &in, const ir::Statement &I,
+                       const std::vector<OperandView> &views,
+                       const std::vector<std::vector<std::vector<int>>> &groups,
+                       const std::vector<int> &choice, const ir::Expr *subtree,
+                       std::vector<Candidate> &found, std::set<std::string> &seen,
+                       std::string &reason) {
+    const ir::Kernel &sem = in.semantics;
+    Candidate c;
+    c.instruction = in.name;
+    c.isMove = in.isMove;
+    c.partial = subtree != nullptr;
+    std::vector<bool> bound(s_.indices.size(), false);
+    std::vector<int64_t> boundExtent(I.indices.size(), 1);
+    std::vector<const std::vector<int> *> groupOf(I.indices.size(), nullptr);
+    for (size_t ii = 0; ii < I.indices.size(); ++ii) {
+      IndexBinding b;
+      b.instrIndex = I.indices[ii].name;
+      b.instrExtent = I.indices[ii].param.empty() ? I.indices[ii].extent : 0;
+      b.instrParam = I.indices[ii].param;
+      if (choice[ii] >= 0) {
+        groupOf[ii] = &groups[ii][choice[ii]];
+        b.stmtIndices = *groupOf[ii];
+        for (int s : b.stmtIndices) {
+          bound[s] = true;
+          b.stmtExtent *= s_.indices[s].extent;
+        }
+      } else if (b.instrExtent != 1 && b.instrExtent != 0) {
+        c.degenerate = true;
+      }
+      boundExtent[ii] = b.stmtExtent;
+      if (b.instrExtent == 0)
+        b.remainder = Remainder::Free;
+      else if (b.stmtExtent % b.instrExtent == 0)
+        b.remainder = Remainder::Exact;
+      else {
+        // Registers take masked accesses; software-managed buffers are padded when packed;
+        // otherwise a scalar tail finishes the extent.
+        bool inRegisters = false, inBuffer = false;
+        for (size_t o = 0; o < sem.tensors.size(); ++o) {
+          if (!views[o].bound || !views[o].instrAppears[ii])
+            continue;
+          int m = t_.memoryIndex(sem.tensors[o].memory);
+          inRegisters = inRegisters || (m >= 0 && t_.memories[m].isRegisters);
+          inBuffer = inBuffer || (m >= 0 && softwareManaged(t_, m) && !t_.memories[m].isRegisters);
+        }
+        b.remainder = inRegisters ? Remainder::Mask : inBuffer ? Remainder::Pad : Remainder::Tail;
+      }
+      c.bindings.push_back(std::move(b));
+    }
+    for (size_t s = 0; s < s_.indices.size(); ++s)
+      if (!bound[s])
+        c.loops.push_back(int(s));
+
+    // Reductions left as loops need an instruction that accumulates with the same operator.
+    bool accumulates = I.reduce == s_.reduce && sem.tensors[I.lhs.tensor].role == ir::TensorRole::InOut;
+    for (int s : c.loops)
+      if (s_.indices[s].reduction && !subtree && !accumulates) {
+        if (reason.empty())
+          reason = "the reduction over " + s_.indices[s].name + " would loop around '" + in.name +
+                   "', which does not accumulate into its result";
+        return;
+      }
+    if (!subtree && s_.reduce == ir::ReduceOp::None && I.reduce != ir::ReduceOp::None)
+      c.zeroInit = true;
+
+    // Operands: bindings, layout and the moves that bring them where the instruction needs them.
+    for (size_t o = 0; o < sem.tensors.size(); ++o) {
+      const ir::Tensor &op = sem.tensors[o];
+      const OperandView &v = views[o];
+      OperandBinding ob;
+      ob.operand = op.name;
+      ob.role = op.role;
+      ob.memory = op.memory;
+      if (!v.bound) {
+        ob.binding = "(unused)";
+        c.operands.push_back(ob);
+        continue;
+      }
+      if (v.stmtAccess) {
+        ob.tensor = v.stmtAccess->tensor;
+        ob.binding = ir::printAccess(*v.stmtAccess, s_, k_.tensors);
+      } else if (v.subexpr) {
+        ob.computedSeparately = true;
+        ob.binding = stmtText(*v.subexpr);
+      } else {
+        ob.binding = "a temporary for " + stmtText(*subtree);
+      }
+      // Strides along the operand's instruction dimensions, in elements of the tensor.
+      if (v.stmtAccess && v.instrAccess) {
+        auto strides = rowMajorStrides(k_.tensors[v.stmtAccess->tensor].shape);
+        for (const auto &dim : v.instrAccess->indices) {
+          int ii = dim.terms.size() == 1 ? dim.terms[0].first : -1;
+          int64_t stride = 0;
+          if (ii >= 0 && groupOf[ii])
+            stride = strideOf(*v.stmtAccess, groupOf[ii]->back(), strides);
+          ob.strides.push_back(stride);
+        }
+        bool unitInner = ob.strides.empty() || ob.strides.back() == 1 ||
+                         (ob.strides.back() == 0 && boundExtentOfInner(v, groupOf) <= 1);
+        bool ordered = true;
+        for (size_t d = 1; d < ob.strides.size(); ++d)
+          ordered = ordered && (ob.strides[d - 1] >= ob.strides[d] || ob.strides[d - 1] == 0);
+        ob.contiguous = unitInner && ordered;
+      } else {
+        ob.contiguous = v.subexpr == nullptr; // a temporary is laid out as needed
+      }
+      ob.needsPack = !ob.contiguous || ob.computedSeparately;
+      int m = t_.memoryIndex(op.memory);
+      std::string problem;
+      bool reads = op.role != ir::TensorRole::Output;
+      bool writes = op.role != ir::TensorRole::Input;
+      if (m >= 0 && reads && !(in.isMove && op.role == ir::TensorRole::Input)) {
+        auto chain = moveChain(t_, m, true, op.shape.size(), problem);
+        if (!chain) {
+          if (reason.empty())
+            reason = "operand '" + op.name + "' of '" + in.name + "' lives in " + op.memory + ", but " +
+                     problem;
+          return;
+        }
+        for (auto &s : *chain)
+          ob.moves.push_back(s);
+      }
+      if (m >= 0 && writes && !in.isMove) {
+        if (auto chain = moveChain(t_, m, false, op.shape.size(), problem))
+          for (auto &s : *chain)
+            ob.moves.push_back(s);
+      }
+      if (ob.needsPack)
+        ob.moves.insert(ob.moves.begin(), "pack (layout change)");
+      c.operands.push_back(std::move(ob));
+    }
+
+    // Estimate: instruction count, utilization, issue-bound cycles.
+    int64_t count = 1;
+    double instrPoints = 1;
+    for (size_t ii = 0; ii < I.indices.size(); ++ii) {
+      const IndexBinding &b = c.bindings[ii];
+      if (b.instrExtent == 0) {
+        instrPoints *= double(b.stmtExtent);
+        continue;
+      }
+      count *= (b.stmtExtent + b.instrExtent - 1) / b.instrExtent;
+      instrPoints *= double(b.instrExtent);
+    }
+    for (int s : c.loops)
+      count *= s_.indices[s].extent;
+    c.instructionCount = count;
+    double useful = double(s_.pointCount());
+    if (subtree)
+      useful /= 1.0; // the sub-expression runs over the same domain
+    c.utilization = std::min(1.0, useful / (double(count) * instrPoints));
+    c.cycles = double(count) / (in.cost.perCycle * t_.cores) + in.cost.latencyCycles;
+    if (in.isMove && in.cost.bandwidthBytesPerCycle > 0) {
+      double bytes = useful * ir::elemTypeBytes(k_.tensors[s_.lhs.tensor].type);
+      c.cycles = std::max(c.cycles, bytes / in.cost.bandwidthBytesPerCycle);
+    }
+    if (c.partial)
+      c.partialNote = "computes " + stmtText(*subtree) + "; the rest of the statement is separate work";
+    for (const auto &ob : c.operands)
+      if (ob.computedSeparately)
+        c.partialNote += (c.partialNote.empty() ? "" : "; ") + ob.binding +
+                         " is computed separately into a temporary";
+    c.partial = c.partial || std::any_of(c.operands.begin(), c.operands.end(),
+                                         [](auto &o) { return o.computedSeparately; });
+    if (c.degenerate) {
+      std::string unit;
+      for (size_t ii = 0; ii < I.indices.size(); ++ii)
+        if (choice[ii] < 0 && c.bindings[ii].instrExtent > 1)
+          unit += (unit.empty() ? "" : ", ") + describeMissingIndex(in, I, views, ii);
+      c.partialNote += (c.partialNote.empty() ? "" : "; ") + std::string("degenerate: ") + unit;
+    }
+
+    // Symmetric operands give the same mapping twice; keep one.
+    std::ostringstream key;
+    for (const auto &b : c.bindings) {
+      key << b.instrIndex << "=";
+      for (int s : b.stmtIndices)
+        key << s << ",";
+      key << ";";
+    }
+    std::vector<std::string> ops;
+    for (const auto &ob : c.operands)
+      ops.push_back(ob.binding + (ob.contiguous ? "c" : "p"));
+    std::sort(ops.begin(), ops.end());
+    for (const auto &o : ops)
+      key << o << "|";
+    if (subtree)
+      key << "sub:" << stmtText(*subtree);
+    if (!seen.insert(key.str()).second)
+      return;
+    found.push_back(std::move(c));
+  }
+
+  int64_t boundExtentOfInner(const OperandView &v,
+                             const std::vector<const std::vector<int> *> &groupOf) const {
+    if (!v.instrAccess || v.instrAccess->indices.empty())
+      return 1;
+    const ir::Affine &inner = v.instrAccess->indices.back();
+    if (inner.terms.size() != 1)
+      return 1;
+    const auto *g = groupOf[inner.terms[0].first];
+    if (!g)
+      return 1;
+    int64_t e = 1;
+    for (int s : *g)
+      e *= s_.indices[s].extent;
+    return e;
+  }
+
+  const ir::Kernel &k_;
+  const ir::Statement &s_;
+  const hw::Target &t_;
+  const MapOptions &opts_;
+  Clock::time_point start_;
+  StatementMappings out_;
+};
+
+} // namespace
+
+StatementMappings mapStatement(const ir::Kernel &kernel, size_t statement, const hw::Target &target,
+                               const MapOptions &options) {
+  return StatementMapper(kernel, statement, target, options).run();
+}
+
+std::vector<StatementMappings> mapKernel(const ir::Kernel &kernel, const hw::Target &target,
+                                         const MapOptions &options) {
+  std::vector<StatementMappings> out;
+  for (size_t s = 0; s < kernel.statements.size(); ++s)
+    out.push_back(mapStatement(kernel, s, target, options));
+  return out;
+}
+
+} // namespace isam::mapping

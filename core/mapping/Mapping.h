@@ -1,0 +1,119 @@
+// Instruction mapping: every way a statement of the compute IR can be executed by one
+// instruction (or move) of a target, found from the instruction's semantics alone.
+//
+// A mapping unifies the instruction's expression with the statement's (modulo commutativity of
+// + and *), binds each instruction operand to a statement access (or to a sub-expression
+// computed separately: a partial mapping), and binds each instruction index to one statement
+// index, to several adjacent ones fused into one (contiguous in every access), or to none (a
+// unit extent: degenerate). Statement indices left unbound become loops around the instruction.
+// Instructions that cannot run the statement get a reason a person understands.
+//
+// Contract: pure functions of their inputs; no target-specific code; enumeration is bounded by
+// MapOptions (count and time), and exhaustion is reported, never a hang.
+#pragma once
+
+#include "hw/Hardware.h"
+#include "ir/Compute.h"
+
+#include <string>
+#include <vector>
+
+namespace isam::mapping {
+
+enum class Remainder { Exact, Mask, Pad, Tail, Free };
+const char *remainderName(Remainder r);
+
+struct IndexBinding {
+  std::string instrIndex;
+  int64_t instrExtent = 0;      // 0: a free size parameter (any extent)
+  std::string instrParam;       // its name, when free
+  std::vector<int> stmtIndices; // statement index positions, outermost first; empty: unit
+  int64_t stmtExtent = 1;       // product of the bound extents
+  Remainder remainder = Remainder::Exact;
+};
+
+struct OperandBinding {
+  std::string operand;
+  ir::TensorRole role = ir::TensorRole::Input;
+  std::string memory;  // where the instruction needs it
+  std::string binding; // the statement access (or sub-expression) it stands for
+  int tensor = -1;     // statement tensor, when bound to one access (or the written one)
+  bool computedSeparately = false; // bound to a sub-expression: a temporary precomputes it
+  // Element strides in the statement tensor along each instruction dimension of the operand.
+  std::vector<int64_t> strides;
+  bool contiguous = true; // innermost dimension unit-stride and dimensions in tensor order
+  bool needsPack = false; // a copy into the instruction's layout is needed first
+  std::vector<std::string> moves; // how it gets from the tensor's home to `memory`
+};
+
+struct Candidate {
+  std::string instruction;
+  bool isMove = false;
+  bool partial = false;
+  std::string partialNote;   // what is left as separate work
+  bool degenerate = false;   // an instruction index left on a unit extent
+  bool zeroInit = false;     // the accumulator must be zeroed first
+  std::vector<IndexBinding> bindings;
+  std::vector<OperandBinding> operands;
+  std::vector<int> loops;    // statement indices looped around the instruction, in order
+  int64_t instructionCount = 0;
+  double cycles = 0;         // issue-bound estimate over all cores, plus one latency
+  double utilization = 0;    // useful points / points the issued instructions compute
+};
+
+struct Rejection {
+  std::string instruction;
+  std::string reason;
+};
+
+struct StatementMappings {
+  std::string kernel;
+  size_t index = 0;
+  std::string text;
+  SourceRange range;
+  std::string target;
+  std::vector<Candidate> candidates; // best first
+  std::vector<Rejection> rejected;
+  bool budgetExhausted = false;
+};
+
+struct MapOptions {
+  size_t maxCandidatesPerInstruction = 32;
+  double budgetMs = 500; // per statement and target
+};
+
+StatementMappings mapStatement(const ir::Kernel &kernel, size_t statement, const hw::Target &target,
+                               const MapOptions &options = {});
+
+std::vector<StatementMappings> mapKernel(const ir::Kernel &kernel, const hw::Target &target,
+                                         const MapOptions &options = {});
+
+// BYOC-style placement of each statement on a system's units.
+struct Transfer {
+  std::string tensor;
+  std::string from, to; // units
+  int64_t bytes = 0;
+  bool sharedMemory = false; // both sides see the same memory: no copy, only synchronisation
+};
+
+struct Placement {
+  size_t statement = 0;
+  std::string unit;
+  std::string instruction; // empty: scalar code on the host
+  double seconds = 0;
+  std::vector<std::string> ableUnits; // units with at least one full, non-degenerate mapping
+};
+
+struct Partition {
+  std::vector<Placement> placements;
+  std::vector<Transfer> transfers;
+};
+
+Partition partition(const ir::Kernel &kernel, const hw::System &system,
+                    const std::vector<hw::Target> &units,
+                    const std::vector<std::vector<StatementMappings>> &mappingsPerUnit);
+
+std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel);
+std::string printPartition(const Partition &p, const ir::Kernel &kernel);
+
+} // namespace isam::mapping
