@@ -71,7 +71,7 @@ expr
 
 access : name=ID LBRACK expr (COMMA expr)* RBRACK ;
 
-instanceDecl : INSTANCE name=ID ASSIGN kernel=ID LT expr (COMMA expr)* GT SEMI ;
+instanceDecl : INSTANCE name=ID ASSIGN kernel=ID (LT expr (COMMA expr)* GT)? SEMI ;
 
 // ---- hardware -------------------------------------------------------------------------------
 

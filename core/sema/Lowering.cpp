@@ -111,6 +111,7 @@ struct IndexVar {
   std::optional<int64_t> lo, hi; // inclusive bounds once known
   std::string param;             // extent is a free instruction parameter
   bool fromWhere = false;
+  bool fixedByPlain = false;
   std::string source; // which access fixed the range, for conflict messages
   SourceRange sourceRange;
 };
@@ -648,35 +649,49 @@ private:
   bool inferRanges() {
     std::vector<Dim> dims = allDims();
     bool ok = true;
-    // Pass 1: dimensions with a single variable.
-    for (const Dim &d : dims) {
-      if (d.index.terms.size() != 1)
-        continue;
-      auto [v, coef] = d.index.terms[0];
-      if (coef == 0)
-        continue;
-      IndexVar &var = vars_[v];
-      const ir::Tensor &t = ctx_.tensors[d.tensor];
-      if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty()) {
-        if (coef == 1 && d.index.constant == 0 && !var.fromWhere)
-          var.param = t.shapeParams[d.dim], var.lo = 0, var.hi = 0;
-        continue;
+    // Pass 1: dimensions indexed by one variable alone. A plain `v` fixes v's range to the
+    // dimension, and two such dimensions must agree; a shifted or strided `a*v + c` only
+    // constrains v when no plain dimension fixes it (the largest range keeping it in bounds).
+    for (int plainPass = 1; plainPass >= 0; --plainPass) {
+      for (const Dim &d : dims) {
+        if (d.index.terms.size() != 1)
+          continue;
+        auto [v, coef] = d.index.terms[0];
+        bool plain = coef == 1 && d.index.constant == 0;
+        if (coef == 0 || plain != bool(plainPass))
+          continue;
+        IndexVar &var = vars_[v];
+        const ir::Tensor &t = ctx_.tensors[d.tensor];
+        if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty()) {
+          if (plain && !var.fromWhere)
+            var.param = t.shapeParams[d.dim], var.lo = 0, var.hi = 0;
+          continue;
+        }
+        if (var.fromWhere || !var.param.empty())
+          continue;
+        auto [lo, hi] = solve(coef, d.index.constant, d.index.constant, t.shape[d.dim]);
+        if (var.lo && plain) {
+          if (lo != *var.lo || hi != *var.hi) {
+            sizeError("E0403", d.access->args[d.dim]->range,
+                      "index '" + var.name + "' ranges over " + rangeText(*var.lo, *var.hi + 1) +
+                          " from " + var.source + " but over " + rangeText(lo, hi + 1) +
+                          " from " + accessText(d));
+            ok = false;
+          }
+          continue;
+        }
+        if (var.lo && var.fixedByPlain)
+          continue;
+        if (var.lo) { // intersect the constraints of shifted or strided dimensions
+          lo = std::max(lo, *var.lo);
+          hi = std::min(hi, *var.hi);
+        }
+        var.lo = lo;
+        var.hi = hi;
+        var.fixedByPlain = plain;
+        var.source = accessText(d);
+        var.sourceRange = d.access->args[d.dim]->range;
       }
-      if (var.fromWhere || !var.param.empty())
-        continue;
-      auto [lo, hi] = solve(coef, d.index.constant, d.index.constant, t.shape[d.dim]);
-      if (var.lo && (lo != *var.lo || hi != *var.hi)) {
-        sizeError("E0403", d.access->args[d.dim]->range,
-                  "index '" + var.name + "' ranges over " + rangeText(*var.lo, *var.hi + 1) +
-                      " from " + var.source + " but over " + rangeText(lo, hi + 1) + " from " +
-                      accessText(d));
-        ok = false;
-        continue;
-      }
-      var.lo = lo;
-      var.hi = hi;
-      var.source = accessText(d);
-      var.sourceRange = d.access->args[d.dim]->range;
     }
     // Pass 2: propagate through dimensions with several variables.
     for (bool progress = true; progress;) {
