@@ -1,0 +1,243 @@
+#include "interp/Interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <functional>
+#include <random>
+
+namespace isam::interp {
+
+namespace {
+
+float toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (std::isnan(f))
+    return f;
+  bits += 0x7FFF + ((bits >> 16) & 1); // round to nearest even
+  bits &= 0xFFFF0000u;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double toF16(double v) {
+  if (std::isnan(v) || std::isinf(v))
+    return v;
+  double a = std::fabs(v);
+  if (a >= 65520.0)
+    return std::copysign(INFINITY, v);
+  // Quantum: 2^(e-10) for normals (e >= -14), 2^-24 for subnormals.
+  int e = a > 0 ? std::ilogb(a) : -24;
+  double quantum = std::ldexp(1.0, std::max(e, -14) - 10);
+  return std::nearbyint(v / quantum) * quantum;
+}
+
+int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < a.indices.size(); ++d) {
+    int64_t v = a.indices[d].constant;
+    for (auto [i, coef] : a.indices[d].terms)
+      v += coef * point[i];
+    flat = flat * t.shape[d] + v;
+  }
+  return flat;
+}
+
+double eval(const ir::Expr &e, const ir::Kernel &k, const Buffers &b,
+            const std::vector<int64_t> &point) {
+  switch (e.kind) {
+  case ir::Expr::Kind::Const:
+    return e.value;
+  case ir::Expr::Kind::Read:
+    return b[e.access.tensor][flatIndex(k.tensors[e.access.tensor], e.access, point)];
+  case ir::Expr::Kind::Neg:
+    return -eval(e.args[0], k, b, point);
+  case ir::Expr::Kind::Add:
+    return roundTo(e.type, eval(e.args[0], k, b, point) + eval(e.args[1], k, b, point));
+  case ir::Expr::Kind::Sub:
+    return roundTo(e.type, eval(e.args[0], k, b, point) - eval(e.args[1], k, b, point));
+  case ir::Expr::Kind::Mul:
+    return roundTo(e.type, eval(e.args[0], k, b, point) * eval(e.args[1], k, b, point));
+  case ir::Expr::Kind::Div:
+    return roundTo(e.type, eval(e.args[0], k, b, point) / eval(e.args[1], k, b, point));
+  case ir::Expr::Kind::Call: {
+    std::vector<double> args;
+    for (const auto &a : e.args)
+      args.push_back(eval(a, k, b, point));
+    return applyFn(e.fn, e.type, args);
+  }
+  }
+  return 0;
+}
+
+double identity(ir::ReduceOp op) {
+  switch (op) {
+  case ir::ReduceOp::Max:
+    return -std::numeric_limits<double>::infinity();
+  case ir::ReduceOp::Min:
+    return std::numeric_limits<double>::infinity();
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
+double roundTo(ir::ElemType type, double v) {
+  switch (type) {
+  case ir::ElemType::F64:
+    return v;
+  case ir::ElemType::F32:
+    return double(float(v));
+  case ir::ElemType::BF16:
+    return double(toBf16(float(v)));
+  case ir::ElemType::F16:
+    return toF16(v);
+  case ir::ElemType::I32:
+    if (std::isnan(v))
+      return 0;
+    return double(int32_t(std::clamp(std::trunc(v), -2147483648.0, 2147483647.0)));
+  case ir::ElemType::I8:
+    if (std::isnan(v))
+      return 0;
+    return double(int8_t(std::clamp(std::trunc(v), -128.0, 127.0)));
+  }
+  return v;
+}
+
+double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &a) {
+  double r = 0;
+  switch (fn) {
+  case ir::Fn::Exp:
+    r = std::exp(a[0]);
+    break;
+  case ir::Fn::Tanh:
+    r = std::tanh(a[0]);
+    break;
+  case ir::Fn::Sigmoid:
+    r = 1.0 / (1.0 + std::exp(-a[0]));
+    break;
+  case ir::Fn::Relu:
+    r = a[0] > 0 ? a[0] : 0;
+    break;
+  case ir::Fn::Max:
+    r = std::max(a[0], a[1]);
+    break;
+  case ir::Fn::Min:
+    r = std::min(a[0], a[1]);
+    break;
+  case ir::Fn::Sqrt:
+    r = std::sqrt(a[0]);
+    break;
+  case ir::Fn::Log:
+    r = std::log(a[0]);
+    break;
+  case ir::Fn::Abs:
+    r = std::fabs(a[0]);
+    break;
+  case ir::Fn::Cast:
+    r = a[0];
+    break;
+  }
+  return roundTo(type, r);
+}
+
+Buffers randomInputs(const ir::Kernel &kernel, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Buffers b;
+  for (const auto &t : kernel.tensors) {
+    std::vector<double> v(size_t(t.elementCount()), 0.0);
+    if (t.role == ir::TensorRole::Input) {
+      for (auto &x : v) {
+        double u = double(rng() >> 11) * 0x1.0p-53; // [0, 1)
+        x = ir::isFloat(t.type) ? roundTo(t.type, 2 * u - 1) : std::floor(16 * u) - 8;
+      }
+    }
+    b.push_back(std::move(v));
+  }
+  return b;
+}
+
+void run(const ir::Kernel &k, Buffers &b) {
+  for (const auto &s : k.statements) {
+    const ir::Tensor &out = k.tensors[s.lhs.tensor];
+    std::vector<double> &dst = b[s.lhs.tensor];
+    size_t nWrite = 0;
+    while (nWrite < s.indices.size() && !s.indices[nWrite].reduction)
+      ++nWrite;
+    std::vector<int64_t> point(s.indices.size(), 0);
+    // Iterate the write indices; for each, the reduction indices innermost.
+    std::function<void(size_t)> spatial = [&](size_t d) {
+      if (d < nWrite) {
+        for (point[d] = 0; point[d] < s.indices[d].extent; ++point[d])
+          spatial(d + 1);
+        return;
+      }
+      int64_t at = flatIndex(out, s.lhs, point);
+      double acc = s.accumulates ? dst[at] : identity(s.reduce);
+      if (s.reduce == ir::ReduceOp::None) {
+        dst[at] = roundTo(out.type, eval(s.rhs, k, b, point));
+        return;
+      }
+      std::function<void(size_t)> reduce = [&](size_t r) {
+        if (r < s.indices.size()) {
+          for (point[r] = 0; point[r] < s.indices[r].extent; ++point[r])
+            reduce(r + 1);
+          return;
+        }
+        double v = eval(s.rhs, k, b, point);
+        acc = s.reduce == ir::ReduceOp::Sum   ? acc + v
+              : s.reduce == ir::ReduceOp::Max ? std::max(acc, v)
+                                              : std::min(acc, v);
+      };
+      reduce(nWrite);
+      dst[at] = roundTo(out.type, acc);
+    };
+    spatial(0);
+  }
+}
+
+Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference,
+                          const Buffers &actual) {
+  Comparison c;
+  for (size_t t = 0; t < kernel.tensors.size(); ++t) {
+    if (kernel.tensors[t].role != ir::TensorRole::Output)
+      continue;
+    for (size_t i = 0; i < reference[t].size(); ++i) {
+      double r = reference[t][i], a = actual[t][i];
+      double abs = (std::isnan(r) != std::isnan(a)) ? INFINITY : std::isnan(r) ? 0 : std::fabs(r - a);
+      if (std::isinf(r) && r == a)
+        abs = 0;
+      double rel = abs / std::max(std::fabs(r), 1.0);
+      if (rel > c.maxRelError || (abs > c.maxAbsError && c.maxRelError == 0)) {
+        c.worstIndex = i;
+        c.worstTensor = kernel.tensors[t].name;
+      }
+      c.maxAbsError = std::max(c.maxAbsError, abs);
+      c.maxRelError = std::max(c.maxRelError, rel);
+    }
+  }
+  return c;
+}
+
+double tolerance(const ir::Kernel &kernel) {
+  double eps = 1e-6;
+  int64_t longest = 1;
+  for (const auto &t : kernel.tensors) {
+    if (t.type == ir::ElemType::F16 || t.type == ir::ElemType::BF16)
+      eps = std::max(eps, t.type == ir::ElemType::F16 ? 1e-3 : 8e-3);
+  }
+  for (const auto &s : kernel.statements) {
+    int64_t r = 1;
+    for (const auto &i : s.indices)
+      if (i.reduction)
+        r *= i.extent;
+    longest = std::max(longest, r);
+  }
+  // Rounding error of a length-n sum grows like sqrt(n) in practice; allow a margin over it.
+  return 4 * eps * std::sqrt(double(longest)) * double(kernel.statements.size());
+}
+
+} // namespace isam::interp

@@ -1,0 +1,45 @@
+// The reference interpreter: runs a kernel instance of the compute IR directly, statement by
+// statement, point by point, in the most obvious way. It is the oracle every backend, schedule
+// and simulator is checked against, so it favours clarity over speed: values are held as
+// doubles, each stored element is rounded to its tensor's type, and reductions accumulate in
+// double before the final rounding.
+#pragma once
+
+#include "ir/Compute.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace isam::interp {
+
+// One buffer per tensor of the kernel, dense row-major, in Kernel::tensors order.
+using Buffers = std::vector<std::vector<double>>;
+
+// Buffers with seeded random inputs in [-1, 1) (integers in [-8, 8)) and zeroed outputs/locals.
+Buffers randomInputs(const ir::Kernel &kernel, uint64_t seed);
+
+// Runs the kernel; inputs are read, outputs and locals overwritten.
+void run(const ir::Kernel &kernel, Buffers &buffers);
+
+// Rounds a value to what the element type can hold.
+double roundTo(ir::ElemType type, double v);
+
+// Evaluates one element-wise function (shared with other executors so that all agree).
+double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &args);
+
+struct Comparison {
+  double maxAbsError = 0;
+  double maxRelError = 0; // relative to max(|reference|, 1)
+  size_t worstIndex = 0;
+  std::string worstTensor;
+};
+
+// Compares the outputs of two runs of the same kernel.
+Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference, const Buffers &actual);
+
+// A tolerance for comparing against the reference: grows with the reduction length and the
+// element type's precision.
+double tolerance(const ir::Kernel &kernel);
+
+} // namespace isam::interp
