@@ -11,5 +11,6 @@ using Action = std::function<int()>;
 Action registerCheck(CLI::App &app);
 Action registerDumpIr(CLI::App &app);
 Action registerMap(CLI::App &app);
+Action registerRun(CLI::App &app);
 
 } // namespace isam::cli

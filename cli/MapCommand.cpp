@@ -106,9 +106,7 @@ Action registerMap(CLI::App &app) {
     // A system maps onto each of its units; a target onto itself.
     std::vector<hw::Target> units;
     std::optional<hw::System> system;
-    if (session.symbols().systems.count(opts->target) ||
-        (!session.symbols().targets.count(opts->target) && session.target(opts->target) == std::nullopt &&
-         session.system(opts->target))) {
+    if (session.isSystem(opts->target)) {
       system = session.system(opts->target);
       if (system) {
         std::vector<std::string> names = system->hosts;

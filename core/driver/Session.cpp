@@ -237,26 +237,33 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   return out;
 }
 
+void Session::loadShipped(const std::string &name) {
+  if (symbols().targets.count(name) || symbols().systems.count(name) || files_.empty())
+    return;
+  // Not declared or imported: look for the shipped description of that name.
+  std::vector<std::string> tried;
+  auto path = resolveImport(sources_.path(0), name + ".isam", tried);
+  if (!path || loaded_.count(canonical(*path)))
+    return;
+  auto text = readFile(*path);
+  if (!text)
+    return;
+  FileId id = addAndParse(*path, std::move(*text));
+  std::vector<std::string> stack{canonical(*path)};
+  loadImports(id, stack);
+  symbols_.reset();
+}
+
+bool Session::isSystem(const std::string &name) {
+  loadShipped(name);
+  return symbols().systems.count(name) > 0;
+}
+
 std::optional<hw::Target> Session::target(const std::string &name, SourceRange use) {
   if (auto it = targets_.find(name); it != targets_.end())
     return it->second;
+  loadShipped(name);
   const auto *syms = &symbols();
-  if (!syms->targets.count(name)) {
-    // Not declared or imported: look for the shipped description of that name.
-    std::vector<std::string> tried;
-    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried)) {
-      std::vector<std::string> stack;
-      if (!loaded_.count(canonical(*path))) {
-        if (auto text = readFile(*path)) {
-          FileId id = addAndParse(*path, std::move(*text));
-          stack.push_back(canonical(*path));
-          loadImports(id, stack);
-          symbols_.reset();
-          syms = &symbols();
-        }
-      }
-    }
-  }
   auto it = syms->targets.find(name);
   if (it == syms->targets.end()) {
     std::vector<std::string> names;
@@ -280,6 +287,7 @@ std::vector<hw::Target> Session::allTargets() {
 }
 
 std::optional<hw::System> Session::system(const std::string &name) {
+  loadShipped(name);
   auto it = symbols().systems.find(name);
   if (it == symbols().systems.end())
     return std::nullopt;

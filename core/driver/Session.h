@@ -64,8 +64,12 @@ public:
   std::optional<hw::Target> target(const std::string &name, SourceRange use = {});
   std::vector<hw::Target> allTargets();
   std::optional<hw::System> system(const std::string &name);
+  // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
+  bool isSystem(const std::string &name);
 
 private:
+  // Loads hwdesc/NAME.isam from the search path when nothing loaded declares NAME.
+  void loadShipped(const std::string &name);
   FileId addAndParse(const std::string &path, std::string text);
   void loadImports(FileId file, std::vector<std::string> &stack);
   std::optional<std::string> resolveImport(const std::string &from, const std::string &path,

@@ -254,6 +254,11 @@ std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memor
   return chain;
 }
 
+size_t packCount(const Candidate &c) {
+  return size_t(std::count_if(c.operands.begin(), c.operands.end(),
+                              [](const OperandBinding &o) { return o.needsPack; }));
+}
+
 class StatementMapper {
 public:
   StatementMapper(const ir::Kernel &k, size_t stmt, const hw::Target &t, const MapOptions &o)
@@ -282,7 +287,7 @@ public:
                      [](const Candidate &a, const Candidate &b) {
                        auto key = [](const Candidate &c) {
                          return std::make_tuple(c.partial, c.degenerate, c.isMove, c.cycles,
-                                                -c.utilization);
+                                                packCount(c), -c.utilization);
                        };
                        return key(a) < key(b);
                      });
@@ -341,7 +346,17 @@ private:
     }
     // A partial mapping computes one sub-expression with an instruction that does not reduce;
     // the rest of the statement is separate work.
-    if (matches.empty() && I.reduce == ir::ReduceOp::None && !instrHasReduction) {
+    // A copy (an instruction whose value is one operand) only moves data: it maps a statement
+    // that copies, never a value computed by other means.
+    bool isCopy = I.rhs.kind == ir::Expr::Kind::Read;
+    if (isCopy)
+      matches.erase(std::remove_if(matches.begin(), matches.end(),
+                                   [&](const auto &m) {
+                                     return m.first[I.rhs.access.tensor]->kind !=
+                                            ir::Expr::Kind::Read;
+                                   }),
+                    matches.end());
+    if (matches.empty() && !isCopy && I.reduce == ir::ReduceOp::None && !instrHasReduction) {
       std::vector<const ir::Expr *> subs;
       subtrees(s_.rhs, subs);
       for (const ir::Expr *sub : subs) {
@@ -380,8 +395,8 @@ private:
       found.erase(std::remove_if(found.begin(), found.end(), [](auto &c) { return c.degenerate; }),
                   found.end());
     std::stable_sort(found.begin(), found.end(), [](const Candidate &a, const Candidate &b) {
-      return std::make_tuple(a.partial, a.cycles, -a.utilization) <
-             std::make_tuple(b.partial, b.cycles, -b.utilization);
+      return std::make_tuple(a.partial, a.cycles, packCount(a), -a.utilization) <
+             std::make_tuple(b.partial, b.cycles, packCount(b), -b.utilization);
     });
     if (!anyGood && found.size() > 3)
       found.resize(3);
