@@ -136,12 +136,8 @@ Action registerMap(CLI::App &app) {
     for (const auto &k : kernels) {
       std::vector<std::vector<mapping::StatementMappings>> perUnit;
       for (const auto &u : units) {
-        perUnit.push_back(mapping::mapKernel(k, u, mo));
+        perUnit.push_back(session.mappings(k, u, mo));
         for (const auto &m : perUnit.back()) {
-          if (m.budgetExhausted)
-            session.diagnostics().warning("W0301", m.range,
-                                          "mapping search budget exhausted on " + u.name +
-                                              "; the list of mappings may be incomplete");
           statements.push_back(toJson(m, k, session));
           text += mapping::printMappings(m, k) + "\n";
         }

@@ -41,7 +41,7 @@ kernelItem
 
 localDecl : LOCAL name=ID COLON tensorType SEMI ;
 
-statement : lhs=access op=assignOp rhs=expr whereClause? SEMI ;
+statement : (lhs=access | scalar=ID) op=assignOp rhs=expr whereClause? SEMI ;
 
 assignOp : ASSIGN | PLUS_ASSIGN | MAX_ASSIGN | MIN_ASSIGN ;
 

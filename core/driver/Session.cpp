@@ -286,6 +286,19 @@ std::vector<hw::Target> Session::allTargets() {
   return out;
 }
 
+std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kernel,
+                                                          const hw::Target &target,
+                                                          const mapping::MapOptions &options) {
+  auto result = mapping::mapKernel(kernel, target, options);
+  for (const auto &m : result)
+    if (m.budgetExhausted)
+      diags_.warning("W0301", m.range,
+                     "the mapping search on " + target.name + " ran out of its " +
+                         std::to_string(int(options.budgetMs)) +
+                         " ms budget; the mappings listed may be incomplete (raise --budget-ms)");
+  return result;
+}
+
 std::optional<hw::System> Session::system(const std::string &name) {
   loadShipped(name);
   auto it = symbols().systems.find(name);

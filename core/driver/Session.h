@@ -9,6 +9,7 @@
 #include "diag/Diagnostic.h"
 #include "hw/Hardware.h"
 #include "ir/Compute.h"
+#include "mapping/Mapping.h"
 #include "sema/Sema.h"
 #include "syntax/Ast.h"
 
@@ -64,6 +65,11 @@ public:
   std::optional<hw::Target> target(const std::string &name, SourceRange use = {});
   std::vector<hw::Target> allTargets();
   std::optional<hw::System> system(const std::string &name);
+  // Every mapping of every statement of `kernel` onto `target`; a statement whose search ran
+  // out of budget gets a warning (W0301) at its range.
+  std::vector<mapping::StatementMappings> mappings(const ir::Kernel &kernel,
+                                                   const hw::Target &target,
+                                                   const mapping::MapOptions &options = {});
   // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
   bool isSystem(const std::string &name);
 

@@ -53,6 +53,8 @@ std::string printTarget(const Target &t) {
       out << ", banks " << m.banks;
     if (m.bandwidthBytesPerCycle > 0)
       out << ", bandwidth " << m.bandwidthBytesPerCycle << " B/cycle";
+    if (m.latencyCycles > 0)
+      out << ", latency " << m.latencyCycles;
     out << "\n";
   }
   for (const auto &u : t.units)
@@ -65,6 +67,8 @@ std::string printTarget(const Target &t) {
         out << (p ? ", " : "") << i.sizeParams[p];
       out << ">";
     }
+    if (i.unit >= 0)
+      out << " on " << t.units[i.unit].name;
     out << "  latency " << i.cost.latencyCycles << ", per_cycle " << i.cost.perCycle;
     if (i.cost.bandwidthBytesPerCycle > 0)
       out << ", bandwidth " << i.cost.bandwidthBytesPerCycle << " B/cycle";

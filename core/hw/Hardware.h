@@ -19,7 +19,10 @@ struct Memory {
   uint64_t sizeBytes = 0; // registers: count * width
   uint32_t lineBytes = 0;
   uint32_t banks = 1;
-  double bandwidthBytesPerCycle = 0; // to the parent level; 0 when not described
+  // The rate at which this level delivers data to the levels inside it (closer to the compute),
+  // per core for private levels; 0 when not described. Given per second, it is converted with
+  // the target's clock.
+  double bandwidthBytesPerCycle = 0;
   double latencyCycles = 0;
   uint32_t registerCount = 0; // registers only
   uint32_t registerBytes = 0;

@@ -13,9 +13,9 @@ enum class QuantityKind { Count, Bytes, Frequency, Bandwidth, Cycles, Rate };
 const char *example(QuantityKind k) {
   switch (k) {
   case QuantityKind::Count:
-    return "a whole number such as '4'";
+    return "a positive whole number such as '4'";
   case QuantityKind::Bytes:
-    return "a size such as '32 KiB' or '64 B'";
+    return "a positive size such as '32 KiB' or '64 B'";
   case QuantityKind::Frequency:
     return "a frequency such as '3.0 GHz'";
   case QuantityKind::Bandwidth:
@@ -55,7 +55,7 @@ std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, Diagnos
     return bad();
   switch (kind) {
   case QuantityKind::Count:
-    if (!q.unit.empty() || !q.isInteger)
+    if (!q.unit.empty() || !q.isInteger || q.value < 1)
       return bad();
     return Value{q.value};
   case QuantityKind::Rate:
@@ -68,7 +68,7 @@ std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, Diagnos
     return Value{q.value};
   case QuantityKind::Bytes: {
     auto scale = bytesUnit(q.unit);
-    if (!scale)
+    if (!scale || q.value <= 0)
       return bad();
     return Value{q.value * *scale};
   }
@@ -167,6 +167,7 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
 
   detail::LowerContext ctx;
   ctx.instruction = true;
+  ctx.incomplete = in.incomplete;
   static const std::map<std::string, int64_t> unbound;
   ctx.sizes.values = &unbound; // instruction size parameters stay free
   for (const auto &p : in.sizeParams) {
@@ -238,6 +239,8 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
     return false;
 
   if (in.body.empty()) {
+    if (in.incomplete)
+      return false;
     diags.error("E0509", in.name.range,
                 "'" + in.name.name + "' has no semantics; describe what it computes, e.g. "
                 "{ acc[i] += a[i] * b; }");
@@ -252,7 +255,7 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
     }
     out.semantics.statements.push_back(std::move(*st));
   }
-  for (size_t i = 0; i < ctx.tensors.size(); ++i)
+  for (size_t i = 0; i < ctx.tensors.size() && ok && !in.incomplete; ++i)
     if (ctx.tensors[i].role == ir::TensorRole::Output && !ctx.written[i]) {
       diags.error("E0509", ctx.tensors[i].range,
                   "out operand '" + ctx.tensors[i].name + "' is never written by the semantics");
@@ -283,8 +286,13 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
   if (in.asmTemplate) {
     out.asmTemplate = *in.asmTemplate;
     // Every {placeholder} names an operand or a size parameter.
+    // `{{` and `}}` stand for literal braces (AVX-512's {1to16}, Arm's register lists).
     const std::string &a = out.asmTemplate;
     for (size_t open = a.find('{'); open != std::string::npos; open = a.find('{', open + 1)) {
+      if (open + 1 < a.size() && a[open + 1] == '{') {
+        ++open;
+        continue;
+      }
       size_t close = a.find('}', open);
       if (close == std::string::npos) {
         diags.error("E0507", in.asmRange, "unclosed '{' in the asm template");
@@ -313,7 +321,15 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
   t.range = decl.range;
   bool ok = true;
 
+  std::map<std::string, SourceRange> llvmSeen;
   for (const auto &f : decl.llvm) {
+    if (auto it = llvmSeen.find(f.key.name); it != llvmSeen.end()) {
+      diags.error("E0201", f.key.range, "llvm field '" + f.key.name + "' is given twice")
+          .note(it->second, "the first is here");
+      ok = false;
+      continue;
+    }
+    llvmSeen[f.key.name] = f.key.range;
     if (f.key.name == "triple")
       t.triple = f.value;
     else if (f.key.name == "cpu")
@@ -387,11 +403,14 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     if (!m.parent)
       continue;
     int self = t.memoryIndex(m.name.name);
+    if (self >= 0 && t.memories[self].range.begin != m.range.begin)
+      continue; // a rejected duplicate
     int parent = t.memoryIndex(m.parent->name);
     if (parent < 0) {
       std::vector<std::string> names;
       for (const auto &mm : t.memories)
-        names.push_back(mm.name);
+        if (mm.name != m.name.name)
+          names.push_back(mm.name);
       auto &d = diags.error("E0504", m.parent->range, "unknown parent memory '" + m.parent->name + "'");
       if (auto c = closestMatch(m.parent->name, names); !c.empty())
         d.message += "; did you mean '" + c + "'?", d.fix(m.parent->range, c);
@@ -418,7 +437,15 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     if (!ok)
       break;
   }
+  std::map<std::string, SourceRange> unitSeen;
   for (const auto &u : decl.units) {
+    if (auto it = unitSeen.find(u.name.name); it != unitSeen.end()) {
+      diags.error("E0201", u.name.range, "unit '" + u.name.name + "' is declared twice")
+          .note(it->second, "the first declaration is here");
+      ok = false;
+      continue;
+    }
+    unitSeen[u.name.name] = u.name.range;
     PropertyReader r(u.props, {{"count", QK::Count}}, "unit", diags);
     ok = ok && r.ok;
     t.units.push_back({u.name.name, uint32_t(std::max(1.0, r.getOr("count", 1))), u.range});

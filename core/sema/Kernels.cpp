@@ -11,7 +11,7 @@ using detail::Sizes;
 namespace {
 
 template <class Map>
-void collect(Map &map, const std::string &kind, const ast::Ident &name, typename Map::mapped_type decl,
+void collect(Map &map, const ast::Ident &name, typename Map::mapped_type decl,
              DiagnosticSink &diags, std::map<std::string, SourceRange> &seen) {
   if (auto it = seen.find(name.name); it != seen.end()) {
     diags.error("E0201", name.range, "'" + name.name + "' is declared twice")
@@ -155,14 +155,14 @@ Symbols collectSymbols(const std::vector<const ast::File *> &files, DiagnosticSi
   std::map<std::string, SourceRange> kernels, instances, targets;
   for (const ast::File *f : files) {
     for (const auto &k : f->kernels)
-      collect(s.kernels, "kernel", k.name, &k, diags, kernels);
+      collect(s.kernels, k.name, &k, diags, kernels);
     for (const auto &i : f->instances)
-      collect(s.instances, "instance", i.name, &i, diags, instances);
+      collect(s.instances, i.name, &i, diags, instances);
     // Targets and systems share one namespace: both are named by --target.
     for (const auto &t : f->targets)
-      collect(s.targets, "target", t.name, &t, diags, targets);
+      collect(s.targets, t.name, &t, diags, targets);
     for (const auto &y : f->systems)
-      collect(s.systems, "system", y.name, &y, diags, targets);
+      collect(s.systems, y.name, &y, diags, targets);
   }
   return s;
 }
@@ -181,19 +181,20 @@ bool checkKernel(const ast::KernelDecl &k, DiagnosticSink &diags) {
 
   LowerContext ctx;
   ctx.sizes = sizeNames(k);
+  ctx.incomplete = k.incomplete;
   ok = declareTensors(k, ctx, diags) && ok;
   if (!ok)
     return false;
   ok = lowerBody(k, ctx, nullptr, diags);
   for (size_t i = 0; i < k.outputs.size(); ++i) {
     int t = ctx.find(k.outputs[i].name.name);
-    if (!ctx.written[t]) {
+    if (!ctx.written[t] && !k.incomplete) {
       diags.error("E0408", k.outputs[i].name.range,
                   "output '" + k.outputs[i].name.name + "' is never written");
       ok = false;
     }
   }
-  if (k.outputs.empty()) {
+  if (k.outputs.empty() && !k.incomplete) {
     diags.error("E0408", k.name.range, "kernel '" + k.name.name + "' has no outputs");
     ok = false;
   }
@@ -206,6 +207,7 @@ std::optional<ir::Kernel> instantiate(const ast::KernelDecl &k, const std::strin
   LowerContext ctx;
   ctx.sizes = sizeNames(k);
   ctx.sizes.values = &sizes;
+  ctx.incomplete = k.incomplete;
   ctx.instanceRange = use;
   if (use.valid())
     ctx.instanceNote = "in instance '" + name + "'";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 namespace isam::sema {
@@ -126,6 +127,8 @@ public:
     lhsTensor_ = ctx_.find(lhs.name.name);
     if (lhsTensor_ < 0) {
       ok = false;
+      if (ctx_.incomplete)
+        return std::nullopt;
       diags_.error("E0203", lhs.name.range, "unknown tensor '" + lhs.name.name + "'");
       return std::nullopt;
     }
@@ -177,7 +180,7 @@ public:
 
     // Reductions.
     bool hasReduction = std::any_of(vars_.begin(), vars_.end(), [](auto &v) { return !v.onLeft; });
-    if (s_.op == ast::AssignOp::Assign && hasReduction) {
+    if (s_.op == ast::AssignOp::Assign && hasReduction && !failed_) {
       for (const auto &v : vars_)
         if (!v.onLeft) {
           diags_
@@ -190,7 +193,15 @@ public:
         }
     }
     // Where clauses name indices of this statement.
+    std::map<std::string, SourceRange> whereSeen;
     for (const auto &w : s_.where) {
+      if (auto it = whereSeen.find(w.index.name); it != whereSeen.end()) {
+        diags_.error("E0201", w.index.range, "'" + w.index.name + "' is given a range twice")
+            .note(it->second, "the first range is here");
+        failed_ = true;
+        continue;
+      }
+      whereSeen[w.index.name] = w.index.range;
       int v = indexOf(w.index.name);
       if (v < 0) {
         diags_.error("E0203", w.index.range,
@@ -217,7 +228,7 @@ public:
     }
     // Reads of tensors that hold no values yet.
     for (auto [t, range] : reads_)
-      if (!ctx_.written[t] && ctx_.tensors[t].role != ir::TensorRole::Input) {
+      if (!ctx_.written[t] && ctx_.tensors[t].role != ir::TensorRole::Input && !ctx_.incomplete) {
         diags_.error("E0407", range,
                      "'" + ctx_.tensors[t].name + "' is read here before any statement writes it");
         failed_ = true;
@@ -236,6 +247,22 @@ public:
       ok = false;
       return std::nullopt;
     }
+
+    // An implicit local is indexed by the write indices' own values: they must not go negative,
+    // and its extent covers the largest value written.
+    bool implicitLocal = ctx_.shapeUnknown[lhsTensor_];
+    if (implicitLocal)
+      for (auto &v : vars_)
+        if (v.onLeft && v.param.empty() && *v.lo < 0) {
+          v.lo = 0;
+          if (*v.hi < 0) {
+            sizeError("E0406", v.firstUse,
+                      "index '" + v.name + "' has no non-negative value, so it cannot index the "
+                      "local '" + target.name + "'");
+            ok = false;
+            return std::nullopt;
+          }
+        }
 
     ir::Statement st;
     // Write indices first (in the order of the written access), then reductions.
@@ -280,11 +307,11 @@ public:
     st.rhs = std::move(rhs);
     st.range = s_.range;
 
-    if (ctx_.shapeUnknown[lhsTensor_]) {
+    if (implicitLocal) {
       auto &t = ctx_.tensors[lhsTensor_];
       t.shape.clear();
       for (size_t d = 0; d < lhs.args.size(); ++d)
-        t.shape.push_back(st.indices[d].extent);
+        t.shape.push_back(*vars_[indexOf(lhs.args[d]->name.name)].hi + 1);
       t.shapeParams.assign(t.shape.size(), "");
       ctx_.shapeUnknown[lhsTensor_] = false;
     }
@@ -472,6 +499,10 @@ private:
     }
     case K::Access: {
       int t = ctx_.find(e.name.name);
+      if (t < 0 && ctx_.incomplete) {
+        failed_ = true;
+        return out;
+      }
       if (t < 0) {
         std::vector<std::string> names;
         for (const auto &tn : ctx_.tensors)
@@ -758,8 +789,20 @@ private:
     bool ok = true;
     for (const Dim &d : allDims()) {
       const ir::Tensor &t = ctx_.tensors[d.tensor];
-      if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty())
+      if (!t.shapeParams.empty() && !t.shapeParams[d.dim].empty()) {
+        // A dimension of free size R is indexed by an index that ranges over R, alone.
+        const std::string &param = t.shapeParams[d.dim];
+        bool plain = d.index.terms.size() == 1 && d.index.terms[0].second == 1 &&
+                     d.index.constant == 0 && vars_[d.index.terms[0].first].param == param;
+        if (!plain) {
+          sizeError("E0404", d.access->args[d.dim]->range,
+                    "dimension " + std::to_string(d.dim + 1) + " of '" + t.name +
+                        "' has the free size " + param +
+                        "; index it by an index ranging over " + param + ", alone");
+          ok = false;
+        }
         continue;
+      }
       int64_t lo = d.index.constant, hi = d.index.constant;
       bool free = false;
       for (auto [v, c] : d.index.terms) {

@@ -25,6 +25,9 @@ struct LowerContext {
   std::vector<bool> shapeUnknown; // per tensor: an implicit local, shaped by its first write
   Sizes sizes;
   bool instruction = false; // instruction bodies: inputs/inout hold values on entry
+  // The declaration lost statements to syntax errors: errors that may only be consequences
+  // (reads of tensors a lost statement would have written) are not reported.
+  bool incomplete = false;
   std::string instanceNote; // appended as a note to size-dependent errors, if non-empty
   SourceRange instanceRange;
 

@@ -56,7 +56,7 @@ enum class AssignOp { Assign, Sum, Max, Min };
 const char *assignOpText(AssignOp op);
 
 struct Statement {
-  ExprPtr lhs; // always Kind::Access
+  ExprPtr lhs; // Kind::Access, or Kind::Name for a scalar
   AssignOp op = AssignOp::Assign;
   SourceRange opRange;
   ExprPtr rhs;
@@ -96,6 +96,7 @@ struct KernelDecl {
   std::vector<Statement> statements;
   std::vector<ScheduleBlock> schedules;
   SourceRange range;
+  bool incomplete = false; // a syntax error inside: checks that need every statement are skipped
 };
 
 struct InstanceDecl {
@@ -156,6 +157,7 @@ struct InstrDecl {
   std::optional<std::string> asmTemplate; // unescaped
   SourceRange asmRange;
   SourceRange range;
+  bool incomplete = false; // a syntax error inside
 };
 
 struct LlvmField {

@@ -100,11 +100,23 @@ public:
       return;
     }
     SourceRange range = rangeOf(offending);
+    errorOffsets.push_back(range.begin);
     if (offending && offending->getType() == IsamLexer::UNEXPECTED) {
       unsigned char c = text_[range.begin];
-      std::string shown = c >= 0x80 || c < 0x20 ? "a non-ASCII character"
-                                               : "the character '" + std::string(1, char(c)) + "'";
-      diags_.error("E0101", range, "unexpected " + shown + " (only comments and strings may hold it)");
+      if (c >= 0x80) {
+        // The whole UTF-8 sequence, not its first byte.
+        while (range.end < text_.size() && (static_cast<unsigned char>(text_[range.end]) & 0xC0) == 0x80)
+          ++range.end;
+        diags_.error("E0101", range,
+                     "unexpected non-ASCII character (only comments and strings may hold one)");
+      } else if (c == '"') {
+        diags_.error("E0101", range, "unterminated string: a string ends with '\"' on the same line");
+      } else {
+        std::string shown = c < 0x20 || c == 0x7f ? "control character"
+                                                  : "character '" + std::string(1, char(c)) + "'";
+        diags_.error("E0101", range, "unexpected " + shown);
+      }
+      errorOffsets.push_back(range.begin);
       return;
     }
     std::smatch m;
@@ -120,8 +132,19 @@ public:
       if (inserted.size() >= 3 && inserted.front() == '\'' && inserted.back() == '\'')
         d.fix({file_, at, at}, inserted.substr(1, inserted.size() - 2));
     } else if (std::regex_match(msg, m, extraneous) || std::regex_match(msg, m, mismatched)) {
-      diags_.error("E0101", range,
-                   "unexpected " + tokenDisplay(offending) + "; expected " + expecting(m[2].str()));
+      std::string set = m[2].str();
+      bool wantsSemi = set == "';'" || set.find(", ';'") != std::string::npos ||
+                       set.find("{';'") != std::string::npos;
+      if (wantsSemi && offending &&
+          (offending->getType() == IsamLexer::RBRACE || offending->getLine() > previousLine(range.begin))) {
+        // The common case: a statement or declaration missing its ';' at the end of a line.
+        uint32_t at = previousTokenEnd(range.begin);
+        diags_.error("E0101", {file_, at, at}, "expected ';' before " + tokenDisplay(offending))
+            .fix({file_, at, at}, ";");
+      } else {
+        diags_.error("E0101", range,
+                     "unexpected " + tokenDisplay(offending) + "; expected " + expecting(set));
+      }
     } else {
       diags_.error("E0101", range, "unexpected " + tokenDisplay(offending) + " here");
     }
@@ -147,6 +170,12 @@ private:
     return set;
   }
 
+  // The 1-based line of the text before `offset`, skipping whitespace.
+  size_t previousLine(uint32_t offset) const {
+    uint32_t end = previousTokenEnd(offset);
+    return size_t(std::count(text_.begin(), text_.begin() + end, '\n')) + 1;
+  }
+
   uint32_t previousTokenEnd(uint32_t offset) const {
     // Skip whitespace backwards; comments are rare enough here not to matter.
     while (offset > 0 && std::isspace(static_cast<unsigned char>(text_[offset - 1])))
@@ -154,6 +183,10 @@ private:
     return offset;
   }
 
+public:
+  std::vector<uint32_t> errorOffsets;
+
+private:
   FileId file_;
   const std::string &text_;
   DiagnosticSink &diags_;
@@ -424,7 +457,14 @@ private:
     if (broken(c) || !c->op)
       return std::nullopt;
     ast::Statement s;
-    s.lhs = access(c->lhs);
+    if (c->lhs) {
+      s.lhs = access(c->lhs);
+    } else if (auto id = ident(c->scalar)) {
+      s.lhs = std::make_unique<ast::Expr>();
+      s.lhs->kind = ast::Expr::Kind::Name;
+      s.lhs->name = *id;
+      s.lhs->range = id->range;
+    }
     s.rhs = expr(c->rhs);
     if (!s.lhs || !s.rhs)
       return std::nullopt;
@@ -710,6 +750,17 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
 
   AstBuilder builder(file, text);
   ast::File result = builder.build(tree);
+  auto hasErrorIn = [&](SourceRange r) {
+    for (uint32_t at : listener.errorOffsets)
+      if (at >= r.begin && at <= r.end)
+        return true;
+    return false;
+  };
+  for (auto &k : result.kernels)
+    k.incomplete = hasErrorIn(k.range);
+  for (auto &t : result.targets)
+    for (auto &i : t.instrs)
+      i.incomplete = hasErrorIn(i.range);
   for (antlr4::Token *t : tokens.getTokens())
     if (t->getType() == IsamLexer::LINE_COMMENT || t->getType() == IsamLexer::BLOCK_COMMENT)
       result.comments.push_back(

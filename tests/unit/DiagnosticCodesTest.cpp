@@ -260,7 +260,7 @@ std::vector<Case> cases() {
       {"E0502_UnknownProperty", "E0502", text("target t { memory DRAM { sise 1 GiB; } }"), "sise",
        "unknown memory property 'sise'; did you mean 'size'?"},
       {"E0503_WrongUnit", "E0503", text("target t { memory DRAM { size 1 GHz; } }"), "1 GHz",
-       "'size' expects a size such as '32 KiB'"},
+       "'size' expects a positive size such as '32 KiB'"},
       {"E0503_ZeroRate", "E0503", text(mem + copyInstr + " cost { per_cycle 0; } }"), "0",
        "'per_cycle' expects a rate"},
       {"E0504_UnknownParent", "E0504", text(mem + "memory SPAD : DRAMM { size 256 KiB; } }"),
@@ -315,6 +315,28 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
+      {"W0301_MappingBudgetExhausted", "W0301",
+       [] {
+         // Twelve indices of extent 2 on a one-lane instruction: far more candidate bindings
+         // than a 0.001 ms budget allows.
+         std::string idx = "a, b, c, d, e, f, g, h, i, j, k, l";
+         auto s = test::analyse(
+             "target t { memory M { size 1 GiB; } registers R : M { count 8; width 4 B; }\n"
+             "  move ld(d: out f32[1] in R, s: f32[1] in M) { d[i] = s[i]; }\n"
+             "  instr fma(acc: inout f32[1] in R, a: f32[1] in R, b: f32[1] in R) { acc[i] += a[i] * b[i]; } }\n"
+             "kernel big(X: f32[2,2,2,2,2,2,2,2,2,2,2,2], Y: f32[2,2,2,2,2,2,2,2,2,2,2,2]) -> "
+             "(Z: f32[2,2,2,2,2,2,2,2,2,2,2,2]) { Z[" + idx + "] += X[" + idx + "] * Y[" + idx +
+             "]; }\ninstance big1 = big;\n");
+         auto kernels = s->instances({});
+         auto target = s->target("t");
+         mapping::MapOptions options;
+         options.budgetMs = 0.001;
+         if (!kernels.empty() && target)
+           s->mappings(kernels[0], *target, options);
+         return s;
+       },
+       "Z[a, b, c, d, e, f, g, h, i, j, k, l] += X[a, b, c, d, e, f, g, h, i, j, k, l] * Y[a, b, c, d, e, f, g, h, i, j, k, l];",
+       "ran out of its"},
   };
 }
 
