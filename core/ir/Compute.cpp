@@ -226,9 +226,7 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
 std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors) {
   std::string out = printAccess(s.lhs, s, tensors) + " " + reduceOpText(s.reduce) + " " +
                     printExpr(s.rhs, s, tensors);
-  std::string suffix;
-  if (s.reduce != ReduceOp::None)
-    suffix = s.accumulates ? "    (onto its current values)" : "";
+  const char *suffix = s.reduce != ReduceOp::None && s.accumulates ? "    (onto its current values)" : "";
   std::string spatial, reduction;
   for (const auto &i : s.indices) {
     std::string r = i.name + " < " + (i.param.empty() ? std::to_string(i.extent) : i.param);
@@ -243,7 +241,7 @@ std::string printStatement(const Statement &s, const std::vector<Tensor> &tensor
                                                               : "min") +
              " over " + reduction;
   }
-  return out + suffix;
+  return out.append(suffix);
 }
 
 std::string printKernel(const Kernel &k) {

@@ -231,7 +231,8 @@ TEST(HardwareModel, InstructionSemanticsIr) {
   EXPECT_TRUE(sem.tensors[2].shape.empty()); // a scalar
   ASSERT_EQ(sem.statements.size(), 1u);
   const ir::Statement &st = sem.statements[0];
-  EXPECT_EQ(ir::printStatement(st, sem.tensors), "acc[i] += a[i] * b    for i < 16");
+  EXPECT_EQ(ir::printStatement(st, sem.tensors),
+            "acc[i] += a[i] * b    for i < 16    (onto its current values)");
   ASSERT_EQ(st.indices.size(), 1u);
   EXPECT_EQ(st.indices[0].name, "i");
   EXPECT_EQ(st.indices[0].extent, 16);
@@ -422,8 +423,9 @@ TEST(HardwareModel, PrintedTarget) {
   for (const char *line :
        {"target acc\n", "  cores 2, clock 2 GHz\n",
         "  memory SPAD : DRAM  size 256 KiB, line 64 B, banks 4, bandwidth 16 "
-        "B/cycle\n",
-        "  registers V : SPAD  count 32, width 64 B\n", "    acc[i] += a[i] * b    for i < 16\n",
+        "B/cycle, latency 4\n",
+        "  registers V : SPAD  count 32, width 64 B, latency 1\n", "  instr fma on mesh  latency 4",
+        "    acc[i] += a[i] * b    for i < 16    (onto its current values)\n",
         "    dst[r, c] = src[r, c]    for r < R, c < 16\n", "    output dst: f32[R, 16] in SPAD\n"})
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\nin:\n" << text;
 }
