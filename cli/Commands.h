@@ -12,5 +12,6 @@ Action registerCheck(CLI::App &app);
 Action registerDumpIr(CLI::App &app);
 Action registerMap(CLI::App &app);
 Action registerRun(CLI::App &app);
+Action registerSchedule(CLI::App &app);
 
 } // namespace isam::cli

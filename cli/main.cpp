@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
   add(isam::cli::registerCheck);
   add(isam::cli::registerDumpIr);
   add(isam::cli::registerMap);
+  add(isam::cli::registerSchedule);
   add(isam::cli::registerRun);
   for (auto &[cmd, _] : commands)
     cmd->set_version_flag("--version", "isamap " ISAMAP_VERSION);

@@ -52,7 +52,8 @@ rangeDecl : ID IN lo=expr DOTDOT hi=expr ;
 // Users pin scheduling decisions here; the scheduler completes the rest.
 scheduleBlock : SCHEDULE LBRACE scheduleItem* RBRACE ;
 
-scheduleItem : key=ID scheduleValue (COMMA scheduleValue)* SEMI ;
+// `map fma16;`  `tile L1: n 64, m 6;`  `order L2: n, m, k;`  `parallel: n;`
+scheduleItem : key=ID (level=ID)? COLON? scheduleValue (COMMA scheduleValue)* SEMI ;
 
 scheduleValue : ID (NUMBER)? | NUMBER ;
 

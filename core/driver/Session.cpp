@@ -2,6 +2,7 @@
 
 #include "syntax/Parser.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -297,6 +298,70 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
                          std::to_string(int(options.budgetMs)) +
                          " ms budget; the mappings listed may be incomplete (raise --budget-ms)");
   return result;
+}
+
+namespace {
+
+// `schedule { ... }` blocks to pins, with a diagnostic for what cannot be a pin.
+schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) {
+  schedule::StatementPins out;
+  for (const auto &block : k.schedules) {
+    if (block.afterStatement == 0) {
+      diags.error("E0704", block.range, "a schedule block pins the statement written before it; "
+                                        "this one has none");
+      continue;
+    }
+    auto &[pins, range] = out[block.afterStatement - 1];
+    range = block.range;
+    for (const auto &item : block.items) {
+      const std::string &key = item.key.name;
+      auto names = [&] {
+        std::vector<std::string> v;
+        for (const auto &x : item.values)
+          if (x.name)
+            v.push_back(x.name->name);
+        return v;
+      };
+      if (key == "map" && item.values.size() == 1 && item.values[0].name && !item.level) {
+        pins.instruction = item.values[0].name->name;
+      } else if (key == "parallel" && item.values.size() == 1 && item.values[0].name &&
+                 !item.level) {
+        pins.parallel = item.values[0].name->name;
+      } else if (key == "order" && item.level) {
+        pins.order[item.level->name] = names();
+      } else if (key == "tile" && item.level) {
+        bool ok = true;
+        for (const auto &x : item.values)
+          ok = ok && x.name && x.number && *x.number == std::floor(*x.number) && *x.number > 0;
+        if (!ok) {
+          diags.error("E0704", item.range, "write tiles as `tile MEMORY: index SIZE, ...;` with "
+                                           "positive whole sizes");
+          continue;
+        }
+        for (const auto &x : item.values)
+          pins.tiles[item.level->name][x.name->name] = int64_t(*x.number);
+      } else {
+        auto &d = diags.error("E0704", item.range,
+                              "unknown schedule item; write `map INSTR;`, `tile MEMORY: i N, ...;`, "
+                              "`order MEMORY: i, j, ...;` or `parallel: i;`");
+        if (auto m = closestMatch(key, {"map", "tile", "order", "parallel"}); !m.empty() && m != key)
+          d.fix(item.key.range, m);
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::Target &target,
+                                           const schedule::ScheduleOptions &options,
+                                           const mapping::MapOptions &mapOptions) {
+  schedule::StatementPins pins;
+  if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
+    pins = pinsOf(*it->second, diags_);
+  auto maps = mappings(kernel, target, mapOptions);
+  return schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
 }
 
 std::optional<hw::System> Session::system(const std::string &name) {

@@ -10,6 +10,7 @@
 #include "hw/Hardware.h"
 #include "ir/Compute.h"
 #include "mapping/Mapping.h"
+#include "schedule/Scheduler.h"
 #include "sema/Sema.h"
 #include "syntax/Ast.h"
 
@@ -70,6 +71,11 @@ public:
   std::vector<mapping::StatementMappings> mappings(const ir::Kernel &kernel,
                                                    const hw::Target &target,
                                                    const mapping::MapOptions &options = {});
+  // The schedule of every statement of `kernel` on `target`, honouring the kernel's `schedule`
+  // blocks (a block pins decisions for the statement written just before it).
+  schedule::KernelSchedule schedule(const ir::Kernel &kernel, const hw::Target &target,
+                                    const schedule::ScheduleOptions &options = {},
+                                    const mapping::MapOptions &mapOptions = {});
   // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
   bool isSystem(const std::string &name);
 

@@ -34,6 +34,8 @@ double toF16(double v) {
   return std::nearbyint(v / quantum) * quantum;
 }
 
+} // namespace
+
 int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point) {
   int64_t flat = 0;
   for (size_t d = 0; d < a.indices.size(); ++d) {
@@ -45,27 +47,27 @@ int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<in
   return flat;
 }
 
-double eval(const ir::Expr &e, const ir::Kernel &k, const Buffers &b,
-            const std::vector<int64_t> &point) {
+double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read) {
+  auto arg = [&](size_t i) { return evalExpr(e.args[i], read); };
   switch (e.kind) {
   case ir::Expr::Kind::Const:
     return e.value;
   case ir::Expr::Kind::Read:
-    return b[e.access.tensor][flatIndex(k.tensors[e.access.tensor], e.access, point)];
+    return read(e.access);
   case ir::Expr::Kind::Neg:
-    return -eval(e.args[0], k, b, point);
+    return -arg(0);
   case ir::Expr::Kind::Add:
-    return roundTo(e.type, eval(e.args[0], k, b, point) + eval(e.args[1], k, b, point));
+    return roundTo(e.type, arg(0) + arg(1));
   case ir::Expr::Kind::Sub:
-    return roundTo(e.type, eval(e.args[0], k, b, point) - eval(e.args[1], k, b, point));
+    return roundTo(e.type, arg(0) - arg(1));
   case ir::Expr::Kind::Mul:
-    return roundTo(e.type, eval(e.args[0], k, b, point) * eval(e.args[1], k, b, point));
+    return roundTo(e.type, arg(0) * arg(1));
   case ir::Expr::Kind::Div:
-    return roundTo(e.type, eval(e.args[0], k, b, point) / eval(e.args[1], k, b, point));
+    return roundTo(e.type, arg(0) / arg(1));
   case ir::Expr::Kind::Call: {
     std::vector<double> args;
-    for (const auto &a : e.args)
-      args.push_back(eval(a, k, b, point));
+    for (size_t i = 0; i < e.args.size(); ++i)
+      args.push_back(arg(i));
     return applyFn(e.fn, e.type, args);
   }
   }
@@ -83,7 +85,19 @@ double identity(ir::ReduceOp op) {
   }
 }
 
-} // namespace
+double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value) {
+  switch (op) {
+  case ir::ReduceOp::None:
+    return roundTo(type, value);
+  case ir::ReduceOp::Sum:
+    return roundTo(type, acc + value);
+  case ir::ReduceOp::Max:
+    return roundTo(type, std::max(acc, value));
+  case ir::ReduceOp::Min:
+    return roundTo(type, std::min(acc, value));
+  }
+  return value;
+}
 
 double roundTo(ir::ElemType type, double v) {
   switch (type) {
@@ -168,6 +182,9 @@ void run(const ir::Kernel &k, Buffers &b) {
     while (nWrite < s.indices.size() && !s.indices[nWrite].reduction)
       ++nWrite;
     std::vector<int64_t> point(s.indices.size(), 0);
+    auto reader = [&](const ir::Access &a) {
+      return b[a.tensor][flatIndex(k.tensors[a.tensor], a, point)];
+    };
     // Iterate the write indices; for each, the reduction indices innermost.
     std::function<void(size_t)> spatial = [&](size_t d) {
       if (d < nWrite) {
@@ -178,7 +195,7 @@ void run(const ir::Kernel &k, Buffers &b) {
       int64_t at = flatIndex(out, s.lhs, point);
       double acc = s.accumulates ? dst[at] : identity(s.reduce);
       if (s.reduce == ir::ReduceOp::None) {
-        dst[at] = roundTo(out.type, eval(s.rhs, k, b, point));
+        dst[at] = roundTo(out.type, evalExpr(s.rhs, reader));
         return;
       }
       std::function<void(size_t)> reduce = [&](size_t r) {
@@ -187,7 +204,7 @@ void run(const ir::Kernel &k, Buffers &b) {
             reduce(r + 1);
           return;
         }
-        double v = eval(s.rhs, k, b, point);
+        double v = evalExpr(s.rhs, reader);
         acc = s.reduce == ir::ReduceOp::Sum   ? acc + v
               : s.reduce == ir::ReduceOp::Max ? std::max(acc, v)
                                               : std::min(acc, v);

@@ -8,6 +8,7 @@
 #include "ir/Compute.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,17 @@ Buffers randomInputs(const ir::Kernel &kernel, uint64_t seed);
 
 // Runs the kernel; inputs are read, outputs and locals overwritten.
 void run(const ir::Kernel &kernel, Buffers &buffers);
+
+// Evaluates an expression, reading each access through `read` (shared with the other executors
+// so that arithmetic and rounding agree everywhere).
+double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read);
+
+// The reduction's starting value, and one accumulation step in the element type.
+double identity(ir::ReduceOp op);
+double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value);
+
+// Row-major offset of an access at a point of its statement.
+int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point);
 
 // Rounds a value to what the element type can hold.
 double roundTo(ir::ElemType type, double v);

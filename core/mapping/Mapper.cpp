@@ -286,8 +286,8 @@ public:
     std::stable_sort(out_.candidates.begin(), out_.candidates.end(),
                      [](const Candidate &a, const Candidate &b) {
                        auto key = [](const Candidate &c) {
-                         return std::make_tuple(c.partial, c.degenerate, c.isMove, c.cycles,
-                                                packCount(c), -c.utilization);
+                         return std::make_tuple(c.partial, c.degenerate, c.zeroInit, c.isMove,
+                                                c.cycles, packCount(c), -c.utilization);
                        };
                        return key(a) < key(b);
                      });

@@ -78,6 +78,7 @@ struct ScheduleValue {
 
 struct ScheduleItem {
   Ident key;
+  std::optional<Ident> level; // the memory a `tile` or `order` applies to
   std::vector<ScheduleValue> values;
   SourceRange range;
 };

@@ -239,6 +239,69 @@ bool withinLimits(antlr4::CommonTokenStream &tokens, FileId file, const ParseLim
   return true;
 }
 
+// The generated accessors (ctx->expr(), ctx->ID(), item->statement(), ...) dynamic_cast every
+// child on every call, and a cast across the runtime's shared-library boundary compares type
+// names. On the hot paths (expressions, statements, kernels) the builder classifies children by
+// exact type instead; these helpers return what the accessor of the same name would.
+bool isTerminal(antlr4::tree::ParseTree *t) {
+  const std::type_info &type = typeid(*t);
+  return type == typeid(antlr4::tree::TerminalNodeImpl) ||
+         type == typeid(antlr4::tree::ErrorNodeImpl);
+}
+
+// Every other node of the tree is a context of a generated rule.
+antlr4::ParserRuleContext *asRule(antlr4::tree::ParseTree *t) {
+  return isTerminal(t) ? nullptr : static_cast<antlr4::ParserRuleContext *>(t);
+}
+
+// `c->rule()` for a rule invoked several times in `c`.
+template <class Ctx> std::vector<Ctx *> rules(antlr4::ParserRuleContext *c, size_t ruleIndex) {
+  std::vector<Ctx *> out;
+  for (auto *child : c->children)
+    if (auto *r = asRule(child); r && r->getRuleIndex() == ruleIndex)
+      out.push_back(static_cast<Ctx *>(r));
+  return out;
+}
+
+// `c->rule()` for a rule invoked at most once in `c`.
+template <class Ctx> Ctx *rule(antlr4::ParserRuleContext *c, size_t ruleIndex) {
+  for (auto *child : c->children)
+    if (auto *r = asRule(child); r && r->getRuleIndex() == ruleIndex)
+      return static_cast<Ctx *>(r);
+  return nullptr;
+}
+
+// The first rule context among the children: the chosen alternative of rules such as kernelItem.
+antlr4::ParserRuleContext *firstRule(antlr4::ParserRuleContext *c) {
+  for (auto *child : c->children)
+    if (auto *r = asRule(child))
+      return r;
+  return nullptr;
+}
+
+// `c->TOKEN()` (error nodes included, as there): the first child token of `type`.
+antlr4::Token *token(antlr4::ParserRuleContext *c, size_t type) {
+  for (auto *child : c->children)
+    if (isTerminal(child)) {
+      antlr4::Token *t = static_cast<antlr4::tree::TerminalNode *>(child)->getSymbol();
+      if (t->getType() == type)
+        return t;
+    }
+  return nullptr;
+}
+
+// `c->TOKEN()` for a token that occurs several times in `c`.
+std::vector<antlr4::Token *> tokens(antlr4::ParserRuleContext *c, size_t type) {
+  std::vector<antlr4::Token *> out;
+  for (auto *child : c->children)
+    if (isTerminal(child)) {
+      antlr4::Token *t = static_cast<antlr4::tree::TerminalNode *>(child)->getSymbol();
+      if (t->getType() == type)
+        out.push_back(t);
+    }
+  return out;
+}
+
 class AstBuilder {
 public:
   AstBuilder(FileId file, const std::string &text) : file_(file), text_(text) {}
@@ -316,34 +379,37 @@ private:
       return nullptr;
     auto e = std::make_unique<ast::Expr>();
     e->range = range(c);
-    if (auto *n = dynamic_cast<P::NumberExprContext *>(c)) {
-      if (!n->NUMBER())
+    // Each labelled alternative is its own subclass of ExprContext.
+    const std::type_info &alt = typeid(*c);
+    if (alt == typeid(P::NumberExprContext)) {
+      antlr4::Token *number = token(c, IsamLexer::NUMBER);
+      if (!number)
         return nullptr;
-      std::string s = textOf(n->NUMBER()->getSymbol());
+      std::string s = textOf(number);
       e->kind = ast::Expr::Kind::Number;
       e->number = std::strtod(s.c_str(), nullptr);
       e->isInteger = s.find_first_of(".eE") == std::string::npos;
       return e;
     }
-    if (auto *n = dynamic_cast<P::NameExprContext *>(c)) {
-      auto id = ident(n->ID());
+    if (alt == typeid(P::NameExprContext)) {
+      auto id = ident(token(c, IsamLexer::ID));
       if (!id)
         return nullptr;
       e->kind = ast::Expr::Kind::Name;
       e->name = *id;
       return e;
     }
-    if (auto *a = dynamic_cast<P::AccessExprContext *>(c))
-      return access(a->access());
-    if (auto *p = dynamic_cast<P::ParenExprContext *>(c))
-      return expr(p->expr());
-    if (auto *call = dynamic_cast<P::CallExprContext *>(c)) {
-      auto id = ident(call->callee);
+    if (alt == typeid(P::AccessExprContext))
+      return access(rule<P::AccessContext>(c, P::RuleAccess));
+    if (alt == typeid(P::ParenExprContext))
+      return expr(rule<P::ExprContext>(c, P::RuleExpr));
+    if (alt == typeid(P::CallExprContext)) {
+      auto id = ident(static_cast<P::CallExprContext *>(c)->callee);
       if (!id)
         return nullptr;
       e->kind = ast::Expr::Kind::Call;
       e->name = *id;
-      for (auto *arg : call->expr()) {
+      for (auto *arg : rules<P::ExprContext>(c, P::RuleExpr)) {
         auto a = expr(arg);
         if (!a)
           return nullptr;
@@ -351,24 +417,23 @@ private:
       }
       return e;
     }
-    if (auto *neg = dynamic_cast<P::NegExprContext *>(c)) {
-      auto operand = expr(neg->expr());
+    if (alt == typeid(P::NegExprContext)) {
+      auto operand = expr(rule<P::ExprContext>(c, P::RuleExpr));
       if (!operand)
         return nullptr;
       e->kind = ast::Expr::Kind::Neg;
       e->args.push_back(std::move(operand));
       return e;
     }
-    std::vector<P::ExprContext *> operands;
     antlr4::Token *op = nullptr;
-    if (auto *b = dynamic_cast<P::AddExprContext *>(c)) {
-      operands = b->expr();
-      op = b->op;
-    } else if (auto *b = dynamic_cast<P::MulExprContext *>(c)) {
-      operands = b->expr();
-      op = b->op;
-    }
-    if (operands.size() != 2 || !op)
+    if (alt == typeid(P::AddExprContext))
+      op = static_cast<P::AddExprContext *>(c)->op;
+    else if (alt == typeid(P::MulExprContext))
+      op = static_cast<P::MulExprContext *>(c)->op;
+    if (!op)
+      return nullptr;
+    std::vector<P::ExprContext *> operands = rules<P::ExprContext>(c, P::RuleExpr);
+    if (operands.size() != 2)
       return nullptr;
     switch (op->getType()) {
     case IsamLexer::PLUS:
@@ -403,7 +468,7 @@ private:
     e->kind = ast::Expr::Kind::Access;
     e->range = range(c);
     e->name = *id;
-    for (auto *i : c->expr()) {
+    for (auto *i : rules<P::ExprContext>(c, P::RuleExpr)) {
       auto a = expr(i);
       if (!a)
         return nullptr;
@@ -419,7 +484,7 @@ private:
     if (!elem)
       return std::nullopt;
     ast::TensorType t{*elem, {}, range(c)};
-    for (auto *d : c->expr()) {
+    for (auto *d : rules<P::ExprContext>(c, P::RuleExpr)) {
       auto e = expr(d);
       if (!e)
         return std::nullopt;
@@ -432,7 +497,7 @@ private:
     std::vector<ast::Ident> out;
     if (!c)
       return out;
-    for (auto *n : c->ID())
+    for (auto *n : tokens(c, IsamLexer::ID))
       if (auto id = ident(n))
         out.push_back(*id);
     return out;
@@ -442,11 +507,11 @@ private:
     std::vector<ast::TensorParam> out;
     if (!c)
       return out;
-    for (auto *p : c->tensorParam()) {
+    for (auto *p : rules<P::TensorParamContext>(c, P::RuleTensorParam)) {
       if (broken(p))
         continue;
       auto name = ident(p->name);
-      auto type = tensorType(p->tensorType());
+      auto type = tensorType(rule<P::TensorTypeContext>(p, P::RuleTensorType));
       if (name && type)
         out.push_back({*name, std::move(*type), range(p)});
     }
@@ -469,15 +534,15 @@ private:
     if (!s.lhs || !s.rhs)
       return std::nullopt;
     s.opRange = range(c->op);
-    s.op = c->op->PLUS_ASSIGN()  ? ast::AssignOp::Sum
-           : c->op->MAX_ASSIGN() ? ast::AssignOp::Max
-           : c->op->MIN_ASSIGN() ? ast::AssignOp::Min
-                                 : ast::AssignOp::Assign;
-    if (auto *w = c->whereClause()) {
-      for (auto *r : w->rangeDecl()) {
+    s.op = token(c->op, IsamLexer::PLUS_ASSIGN)  ? ast::AssignOp::Sum
+           : token(c->op, IsamLexer::MAX_ASSIGN) ? ast::AssignOp::Max
+           : token(c->op, IsamLexer::MIN_ASSIGN) ? ast::AssignOp::Min
+                                                 : ast::AssignOp::Assign;
+    if (auto *w = rule<P::WhereClauseContext>(c, P::RuleWhereClause)) {
+      for (auto *r : rules<P::RangeDeclContext>(w, P::RuleRangeDecl)) {
         if (broken(r))
           return std::nullopt;
-        auto index = ident(r->ID());
+        auto index = ident(token(r, IsamLexer::ID));
         auto lo = expr(r->lo);
         auto hi = expr(r->hi);
         if (!index || !lo || !hi)
@@ -496,19 +561,23 @@ private:
     ast::KernelDecl k;
     k.name = *name;
     k.range = range(c);
-    k.sizeParams = sizeParams(c->sizeParams());
+    k.sizeParams = sizeParams(rule<P::SizeParamsContext>(c, P::RuleSizeParams));
     k.inputs = tensorParams(c->inputs);
     k.outputs = tensorParams(c->outputs);
-    for (auto *item : c->kernelItem()) {
-      if (auto *l = item->localDecl()) {
+    for (auto *item : rules<P::KernelItemContext>(c, P::RuleKernelItem)) {
+      antlr4::ParserRuleContext *chosen = firstRule(item);
+      size_t kind = chosen ? chosen->getRuleIndex() : INVALID_INDEX;
+      if (kind == P::RuleLocalDecl) {
+        auto *l = static_cast<P::LocalDeclContext *>(chosen);
         auto lname = ident(l->name);
-        auto type = tensorType(l->tensorType());
+        auto type = tensorType(rule<P::TensorTypeContext>(l, P::RuleTensorType));
         if (!broken(l) && lname && type)
           k.locals.push_back({*lname, std::move(*type), range(l)});
-      } else if (auto *s = item->statement()) {
-        if (auto st = statement(s))
+      } else if (kind == P::RuleStatement) {
+        if (auto st = statement(static_cast<P::StatementContext *>(chosen)))
           k.statements.push_back(std::move(*st));
-      } else if (auto *b = item->scheduleBlock()) {
+      } else if (kind == P::RuleScheduleBlock) {
+        auto *b = static_cast<P::ScheduleBlockContext *>(chosen);
         ast::ScheduleBlock block;
         block.range = range(b);
         block.afterStatement = k.statements.size();
@@ -516,7 +585,9 @@ private:
           auto key = ident(si->key);
           if (broken(si) || !key)
             continue;
-          ast::ScheduleItem it{*key, {}, range(si)};
+          ast::ScheduleItem it{*key, {}, {}, range(si)};
+          if (si->level)
+            it.level = ident(si->level);
           for (auto *v : si->scheduleValue()) {
             ast::ScheduleValue sv;
             sv.range = range(v);

@@ -1,0 +1,164 @@
+// `isamap schedule FILE --target NAME`: the chosen mapping, tiles, loop order and parallel loop
+// of every statement, the schedule IR and the cost model's breakdown; `--check` executes the
+// schedule and compares it with the reference interpreter.
+#include "Commands.h"
+#include "Common.h"
+#include "interp/Interpreter.h"
+#include "schedule/Execute.h"
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace isam::cli {
+
+namespace {
+
+nlohmann::json toJson(const schedule::KernelSchedule &ks, const ir::Kernel &k) {
+  nlohmann::json statements = nlohmann::json::array();
+  double total = 0, ideal = 0;
+  const schedule::StatementSchedule *slowest = nullptr;
+  for (const auto &ss : ks.statements) {
+    const auto &c = ss.config;
+    nlohmann::json tiles = nlohmann::json::object(), order = nlohmann::json::object(),
+                   levels = nlohmann::json::array(), buffers = nlohmann::json::array();
+    for (size_t l = 0; l < c.levels.size(); ++l) {
+      nlohmann::json t = nlohmann::json::object(), o = nlohmann::json::array();
+      for (size_t v = 0; v < c.vindices.size(); ++v)
+        t[c.vindices[v].name] = c.tiles[l][v];
+      for (int v : c.order[l])
+        o.push_back(c.vindices[v].name);
+      tiles[c.levels[l].name] = t;
+      order[c.levels[l].name] = o;
+    }
+    for (const auto &lc : ss.cost.levels)
+      levels.push_back({{"memory", lc.memory},
+                        {"bytes", lc.bytes},
+                        {"cycles", lc.cycles},
+                        {"footprintBytes", lc.footprintBytes},
+                        {"capacityBytes", lc.capacityBytes}});
+    for (const auto &b : ss.buffers)
+      buffers.push_back({{"name", b.name},
+                         {"memory", b.memory},
+                         {"shape", b.shape},
+                         {"doubleBuffered", b.doubleBuffered}});
+    statements.push_back({{"statement", c.statement},
+                          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
+                          {"mapping", c.mapping < 0 ? "" : c.instruction},
+                          {"tiles", tiles},
+                          {"order", order},
+                          {"parallel", c.parallel < 0 ? "" : c.vindices[c.parallel].name},
+                          {"cycles", ss.cost.cycles},
+                          {"utilization", ss.cost.utilization},
+                          {"bound", ss.cost.bound},
+                          {"accumulators", ss.cost.accumulators},
+                          {"registers", ss.cost.registersUsed},
+                          {"levels", levels},
+                          {"buffers", buffers}});
+    total += ss.cost.cycles;
+    ideal += ss.cost.cycles * ss.cost.utilization;
+    if (!slowest || ss.cost.cycles > slowest->cost.cycles)
+      slowest = &ss;
+  }
+  nlohmann::json out = {{"instance", k.name},
+                        {"target", ks.target},
+                        {"cycles", total},
+                        {"utilization", total > 0 ? ideal / total : 0},
+                        {"statements", statements}};
+  // The instance's headline fields are those of its most expensive statement.
+  if (slowest) {
+    const auto &s = statements[&*slowest - &ks.statements[0]];
+    for (const char *f : {"mapping", "tiles", "order", "bound", "levels", "parallel"})
+      out[f] = s[f];
+  }
+  return out;
+}
+
+} // namespace
+
+Action registerSchedule(CLI::App &app) {
+  struct Options {
+    std::string file, target, search = "beam";
+    CommonOptions common;
+    SelectorOptions selector;
+    double budgetMs = 2000;
+    size_t budgetCandidates = 3000;
+    uint64_t seed = 1;
+    bool check = false;
+  };
+  auto opts = std::make_shared<Options>();
+  auto *cmd = app.add_subcommand("schedule", "Choose and print a schedule for every statement");
+  cmd->add_option("file", opts->file, "The .isam file")->required();
+  cmd->add_option("-t,--target", opts->target, "Target name (e.g. x86_avx512)")->required();
+  cmd->add_option("--search", opts->search, "Search strategy")
+      ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
+  cmd->add_option("--budget-ms", opts->budgetMs, "Search time budget per statement")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--budget-candidates", opts->budgetCandidates,
+                  "Schedules evaluated per statement at most")
+      ->check(CLI::Range(size_t(1), size_t(100000000)));
+  cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");
+  cmd->add_flag("--check", opts->check,
+                "Execute the schedule on random inputs and compare with the reference");
+  addCommonOptions(*cmd, opts->common);
+  addSelectorOptions(*cmd, opts->selector);
+  return [opts]() {
+    Session session(sessionOptions(opts->common));
+    InstanceSelector sel;
+    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
+        !session.loadFile(opts->file)) {
+      printDiagnostics(session, opts->common.format);
+      return 1;
+    }
+    std::vector<ir::Kernel> kernels = session.instances(sel);
+    auto target = session.target(opts->target);
+    if (session.diagnostics().hasErrors() || !target || kernels.empty()) {
+      if (kernels.empty() && !session.diagnostics().hasErrors())
+        session.diagnostics().error("E0202", {}, "the file declares no instance to schedule");
+      printDiagnostics(session, opts->common.format);
+      return 1;
+    }
+    schedule::ScheduleOptions so;
+    so.search = opts->search;
+    so.budget.milliseconds = opts->budgetMs;
+    so.budget.candidates = opts->budgetCandidates;
+    so.seed = opts->seed;
+    nlohmann::json results = nlohmann::json::array();
+    bool failed = false;
+    for (const auto &k : kernels) {
+      auto ks = session.schedule(k, *target, so);
+      if (session.diagnostics().hasErrors())
+        break;
+      nlohmann::json j = toJson(ks, k);
+      if (opts->common.format == Format::Text)
+        std::cout << schedule::printSchedule(ks, k, *target) << "\n";
+      if (opts->check) {
+        interp::Buffers ref = interp::randomInputs(k, opts->seed), got = ref;
+        interp::run(k, ref);
+        schedule::execute(ks, k, *target, got);
+        auto cmp = interp::compareOutputs(k, ref, got);
+        double tol = interp::tolerance(k);
+        bool ok = cmp.maxRelError <= tol;
+        failed = failed || !ok;
+        j["check"] = {{"maxAbsError", cmp.maxAbsError},
+                      {"maxRelError", cmp.maxRelError},
+                      {"tolerance", tol},
+                      {"passed", ok}};
+        if (opts->common.format == Format::Text)
+          std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
+                    << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") "
+                    << (ok ? "PASS" : "FAIL at " + cmp.worstTensor + "[" +
+                                          std::to_string(cmp.worstIndex) + "]")
+                    << "\n\n";
+      }
+      results.push_back(j);
+    }
+    if (opts->common.format == Format::Json && !session.diagnostics().hasErrors())
+      std::cout << (results.size() == 1 ? results[0] : results).dump(2) << "\n";
+    if (!session.diagnostics().all().empty())
+      printDiagnostics(session, Format::Text);
+    return session.diagnostics().hasErrors() || failed ? 1 : 0;
+  };
+}
+
+} // namespace isam::cli

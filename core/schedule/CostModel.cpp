@@ -1,0 +1,200 @@
+#include "schedule/CostModel.h"
+
+#include "schedule/Space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace isam::schedule {
+
+int64_t stepOf(const Config &c, size_t level, size_t v) {
+  if (level + 1 < c.levels.size())
+    return std::max<int64_t>(1, c.tiles[level + 1][v]);
+  return c.vindices[v].free ? std::max<int64_t>(1, c.tiles[level][v]) : c.vindices[v].instrExtent;
+}
+
+int64_t tripsOf(const Config &c, size_t level, size_t v) {
+  int64_t step = stepOf(c, level, v);
+  return (c.tiles[level][v] + step - 1) / step;
+}
+
+namespace {
+
+bool touches(const ir::Access &a, const VirtualIndex &v) {
+  for (const auto &d : a.indices)
+    for (auto [i, coef] : d.terms)
+      if (coef != 0 && std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
+        return true;
+  return false;
+}
+
+int64_t product(const std::vector<int64_t> &v) {
+  int64_t n = 1;
+  for (int64_t x : v)
+    n *= x;
+  return n;
+}
+
+} // namespace
+
+AnalyticalModel::AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
+                                 const mapping::StatementMappings &mappings)
+    : kernel_(kernel), target_(target), mappings_(mappings) {}
+
+Cost AnalyticalModel::evaluate(Config &c) const {
+  Cost cost;
+  const ir::Statement &s = kernel_.statements[c.statement];
+  const hw::Instruction &instr = *target_.instruction(c.instruction);
+  const ir::Statement &I = instr.semantics.statements[0];
+  size_t nv = c.vindices.size(), nl = c.levels.size();
+
+  auto invalid = [&](std::string why) {
+    cost.valid = false;
+    cost.invalidReason = std::move(why);
+    return cost;
+  };
+
+  // Calls and cores.
+  double calls = 1;
+  for (size_t v = 0; v < nv; ++v) {
+    int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
+    calls *= double((c.vindices[v].extent + step - 1) / step);
+  }
+  double coresUsed = 1;
+  if (c.parallel >= 0)
+    coresUsed = std::min<double>(target_.cores, double(tripsOf(c, 0, c.parallel)));
+
+  // Working sets and traffic per level.
+  auto bytesOf = [&](const OperandPlacement &p, const std::vector<int64_t> &tile) {
+    return double(product(tileFootprint(s, p.access, c.vindices, tile))) *
+           ir::elemTypeBytes(kernel_.tensors[p.tensor].type);
+  };
+  double overlapped = 0, serial = 0;
+  std::string slowest;
+  for (size_t l = 1; l < nl; ++l) {
+    const Level &lv = c.levels[l];
+    Cost::LevelCost lc;
+    lc.memory = lv.name;
+    lc.capacityBytes = double(lv.capacityBytes);
+    double footprint = 0, transfers = 0;
+    int registers = 0;
+    for (const auto &p : c.operands) {
+      if (p.tensor < 0 || std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end())
+        continue;
+      double bytes = bytesOf(p, c.tiles[l]);
+      if (lv.registers) {
+        // One register group per instruction operand instance: every accumulator of the
+        // register tile stays live; an input needs one per vector lane group it spans (a
+        // broadcast scalar, one), reloaded each reduction step.
+        const ir::Tensor &op = instr.semantics.tensors[p.operand];
+        int width = std::max<int>(1, target_.memories[lv.memory].registerBytes);
+        double perInstance =
+            std::ceil(double(std::max<int64_t>(1, op.elementCount())) * ir::elemTypeBytes(op.type) / width);
+        double instances = 1;
+        for (size_t v = 0; v < nv; ++v)
+          if (touches(p.access, c.vindices[v]) && (p.output || c.vindices[v].instrIndex >= 0) &&
+              !(op.shape.empty() && !p.output))
+            instances *= double(tripsOf(c, l, v));
+        registers += int(perInstance * instances);
+        footprint += bytes;
+      } else {
+        footprint += bytes * (c.doubleBuffered[l] && p.staged[l] ? 2 : 1);
+      }
+      // Reuse: loops outside this level that do not touch the operand, innermost first,
+      // leave its tile in place.
+      double loads = 1;
+      bool changed = false;
+      for (size_t j = l; j-- > 0;)
+        for (size_t k = c.order[j].size(); k-- > 0;) {
+          int v = c.order[j][k];
+          changed = changed || touches(p.access, c.vindices[v]);
+          if (changed)
+            loads *= double(tripsOf(c, j, v));
+        }
+      double moved = loads * bytes * (p.output ? 2 : 1);
+      lc.bytes += moved;
+      if (p.staged[l])
+        transfers += loads;
+    }
+    lc.footprintBytes = footprint;
+    if (lv.registers) {
+      cost.registersUsed = registers;
+      int count = int(target_.memories[lv.memory].registerCount);
+      if (registers > count)
+        return invalid("the register tile needs " + std::to_string(registers) + " of " +
+                       std::to_string(count) + " " + lv.name + " registers");
+    } else if (lv.capacityBytes > 0 && footprint > double(lv.capacityBytes)) {
+      if (c.doubleBuffered[l]) {
+        c.doubleBuffered[l] = false;
+        return evaluate(c);
+      }
+      std::ostringstream why;
+      why << "the tiles at " << lv.name << " need " << footprint << " B of " << lv.capacityBytes;
+      return invalid(why.str());
+    }
+    double bw = lv.bandwidthBytesPerCycle;
+    // Moves into a scratchpad go at the slower of the path's and the move's own bandwidth.
+    for (const auto &p : c.operands)
+      if (p.staged[l])
+        if (const hw::Instruction *mv = target_.instruction(p.via[l]);
+            mv && mv->cost.bandwidthBytesPerCycle > 0)
+          bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle) : mv->cost.bandwidthBytesPerCycle;
+    bool privateLevel = l > 0 && target_.memories[lv.memory].parent >= 0;
+    lc.cycles = bw > 0 ? lc.bytes / (bw * (privateLevel ? coresUsed : 1)) : 0;
+    double moveLatency = 0;
+    for (const auto &p : c.operands)
+      if (p.staged[l])
+        if (const hw::Instruction *mv = target_.instruction(p.via[l]))
+          moveLatency = std::max(moveLatency, mv->cost.latencyCycles);
+    if (lv.softwareManaged && !lv.registers && !c.doubleBuffered[l]) {
+      serial += lc.cycles + transfers * moveLatency / coresUsed;
+    } else if (lc.cycles > overlapped) {
+      overlapped = lc.cycles;
+      slowest = lv.name;
+    }
+    cost.levels.push_back(lc);
+  }
+
+  // Compute, and the latency bound of accumulation chains.
+  double perCycle = instr.cost.perCycle;
+  cost.computeCycles = calls / (perCycle * coresUsed);
+  cost.bound = "compute";
+  if (I.reduce != ir::ReduceOp::None) {
+    const auto &inner = c.order[nl - 1];
+    size_t lastReduction = 0;
+    bool anyReduction = false;
+    for (size_t k = 0; k < inner.size(); ++k)
+      if (c.vindices[inner[k]].reduction && tripsOf(c, nl - 1, inner[k]) > 1)
+        lastReduction = k, anyReduction = true;
+    double independent = 1;
+    for (size_t k = anyReduction ? lastReduction + 1 : 0; k < inner.size(); ++k)
+      if (!c.vindices[inner[k]].reduction)
+        independent *= double(tripsOf(c, nl - 1, inner[k]));
+    cost.accumulators = int(independent);
+    double needed = instr.cost.latencyCycles * perCycle;
+    if (independent < needed) {
+      double latencyBound = calls * instr.cost.latencyCycles / (independent * coresUsed);
+      if (latencyBound > cost.computeCycles) {
+        cost.computeCycles = latencyBound;
+        cost.bound = "latency";
+      }
+    }
+  }
+  cost.cycles = std::max(cost.computeCycles, overlapped) + serial;
+  if (overlapped > cost.computeCycles && overlapped >= serial)
+    cost.bound = slowest + " bandwidth";
+  else if (serial > std::max(cost.computeCycles, overlapped))
+    cost.bound = "moves (not overlapped)";
+
+  double instrPoints = 1;
+  for (const auto &idx : I.indices)
+    instrPoints *= idx.param.empty() ? double(idx.extent) : 1.0;
+  double ideal = double(s.pointCount()) / (instrPoints * perCycle * target_.cores);
+  cost.utilization = cost.cycles > 0 ? std::min(1.0, ideal / cost.cycles) : 0;
+  cost.valid = true;
+  (void)mappings_;
+  return cost;
+}
+
+} // namespace isam::schedule

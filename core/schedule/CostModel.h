@@ -1,0 +1,39 @@
+// Cost models: a Config in, cycles and the limiting bound out. The interface lets a measured
+// model (JIT-run candidates) stand beside the analytical one.
+#pragma once
+
+#include "schedule/Schedule.h"
+
+#include <memory>
+
+namespace isam::schedule {
+
+class CostModel {
+public:
+  virtual ~CostModel() = default;
+  virtual std::string name() const = 0;
+  // May settle decisions that follow from capacity (double buffering) in `config`.
+  virtual Cost evaluate(Config &config) const = 0;
+};
+
+// Per level, compute time against bytes moved over bandwidth given tiles, order and reuse
+// (a roofline per level, in the manner of Timeloop), plus the latency bound of an accumulating
+// instruction that has too few independent accumulators. All figures from the description.
+class AnalyticalModel : public CostModel {
+public:
+  AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
+                  const mapping::StatementMappings &mappings);
+  std::string name() const override { return "analytical"; }
+  Cost evaluate(Config &config) const override;
+
+private:
+  const ir::Kernel &kernel_;
+  const hw::Target &target_;
+  const mapping::StatementMappings &mappings_;
+};
+
+// Trip count of the loop over v at level l, and the elements one step of it covers.
+int64_t stepOf(const Config &c, size_t level, size_t v);
+int64_t tripsOf(const Config &c, size_t level, size_t v);
+
+} // namespace isam::schedule

@@ -1,0 +1,291 @@
+#include "schedule/Execute.h"
+
+#include <functional>
+
+namespace isam::schedule {
+
+namespace {
+
+// A staged tile: the bounding box [lo, lo + size) of an operand's access over a box.
+struct Holder {
+  std::vector<int64_t> lo, size;
+  std::vector<double> data;
+};
+
+class Executor {
+public:
+  Executor(const StatementSchedule &ss, const ir::Kernel &k, const hw::Target &t,
+           interp::Buffers &b)
+      : ss_(ss), c_(ss.config), k_(k), t_(t), s_(k.statements[c_.statement]), b_(b),
+        begin_(c_.vindices.size(), 0), size_(c_.vindices.size()), stacks_(c_.operands.size()) {
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      size_[v] = c_.vindices[v].extent;
+  }
+
+  void run(const Node &n) {
+    switch (n.kind) {
+    case Node::Kind::Block:
+      for (const auto &x : n.body)
+        run(x);
+      return;
+    case Node::Kind::Init:
+      init(n.init);
+      return;
+    case Node::Kind::Scalar:
+      scalar();
+      return;
+    case Node::Kind::Loop: {
+      int64_t b0 = begin_[n.v], s0 = size_[n.v];
+      for (int64_t at = b0; at < b0 + s0; at += n.step) {
+        begin_[n.v] = at;
+        size_[n.v] = std::min(n.step, b0 + s0 - at);
+        for (const auto &x : n.body)
+          run(x);
+      }
+      begin_[n.v] = b0;
+      size_[n.v] = s0;
+      return;
+    }
+    case Node::Kind::Stage:
+      stage(n);
+      return;
+    case Node::Kind::Call:
+      call();
+      return;
+    }
+  }
+
+private:
+  // The range of each statement index over the current box (inclusive).
+  void statementRanges(std::vector<int64_t> &lo, std::vector<int64_t> &hi) const {
+    lo.assign(s_.indices.size(), 0);
+    hi.assign(s_.indices.size(), 0);
+    for (size_t v = 0; v < c_.vindices.size(); ++v) {
+      int64_t first = begin_[v], last = begin_[v] + size_[v] - 1;
+      const auto &g = c_.vindices[v].stmtIndices;
+      for (size_t j = g.size(); j-- > 0;) {
+        int64_t e = s_.indices[g[j]].extent;
+        if (first / e == last / e) {
+          lo[g[j]] = first % e;
+          hi[g[j]] = last % e;
+        } else {
+          lo[g[j]] = 0;
+          hi[g[j]] = e - 1;
+        }
+        first /= e;
+        last /= e;
+      }
+    }
+  }
+
+  void pointOf(const std::vector<int64_t> &vvalue, std::vector<int64_t> &point) const {
+    point.assign(s_.indices.size(), 0);
+    for (size_t v = 0; v < c_.vindices.size(); ++v) {
+      int64_t x = vvalue[v];
+      const auto &g = c_.vindices[v].stmtIndices;
+      for (size_t j = g.size(); j-- > 0;) {
+        int64_t e = s_.indices[g[j]].extent;
+        point[g[j]] = x % e;
+        x /= e;
+      }
+    }
+  }
+
+  std::vector<int64_t> coords(const ir::Access &a, const std::vector<int64_t> &point) const {
+    std::vector<int64_t> out;
+    for (const auto &d : a.indices) {
+      int64_t x = d.constant;
+      for (auto [i, coef] : d.terms)
+        x += coef * point[i];
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  int64_t flat(const std::vector<int64_t> &shape, const std::vector<int64_t> &c,
+               const std::vector<int64_t> *lo = nullptr) const {
+    int64_t f = 0;
+    for (size_t d = 0; d < c.size(); ++d)
+      f = f * shape[d] + (c[d] - (lo ? (*lo)[d] : 0));
+    return f;
+  }
+
+  // Reads and writes go to the innermost staged tile of the operand, else to the tensor.
+  double &element(size_t operand, int tensor, const std::vector<int64_t> &c, size_t depth) {
+    if (depth > 0) {
+      Holder &h = stacks_[operand][depth - 1];
+      return h.data[flat(h.size, c, &h.lo)];
+    }
+    return b_[tensor][flat(k_.tensors[tensor].shape, c)];
+  }
+  double &element(size_t operand, const std::vector<int64_t> &c) {
+    return element(operand, c_.operands[operand].tensor, c, stacks_[operand].size());
+  }
+
+  void stage(const Node &n) {
+    const Buffer &buf = ss_.buffers[n.buffer];
+    size_t o = size_t(buf.operand);
+    const OperandPlacement &p = c_.operands[o];
+    std::vector<int64_t> lo, hi;
+    statementRanges(lo, hi);
+    Holder h;
+    for (const auto &d : p.access.indices) {
+      int64_t a = d.constant, b = d.constant;
+      for (auto [i, coef] : d.terms) {
+        a += coef > 0 ? coef * lo[i] : coef * hi[i];
+        b += coef > 0 ? coef * hi[i] : coef * lo[i];
+      }
+      h.lo.push_back(a);
+      h.size.push_back(b - a + 1);
+    }
+    int64_t count = 1;
+    for (int64_t x : h.size)
+      count *= x;
+    h.data.assign(size_t(count), 0.0);
+    size_t depth = stacks_[o].size();
+    forEach(h, [&](const std::vector<int64_t> &c, int64_t at) {
+      h.data[at] = element(o, p.tensor, c, depth);
+    });
+    stacks_[o].push_back(std::move(h));
+    for (const auto &x : n.body)
+      run(x);
+    Holder done = std::move(stacks_[o].back());
+    stacks_[o].pop_back();
+    if (p.output)
+      forEach(done, [&](const std::vector<int64_t> &c, int64_t at) {
+        element(o, p.tensor, c, depth) = done.data[at];
+      });
+  }
+
+  template <class F> void forEach(const Holder &h, F &&f) {
+    std::vector<int64_t> c = h.lo;
+    int64_t at = 0;
+    if (h.size.empty()) {
+      f(c, 0);
+      return;
+    }
+    for (;;) {
+      f(c, at++);
+      size_t d = c.size();
+      while (d-- > 0) {
+        if (++c[d] < h.lo[d] + h.size[d])
+          break;
+        c[d] = h.lo[d];
+      }
+      if (d == size_t(-1))
+        return;
+    }
+  }
+
+  void call() {
+    const hw::Instruction &in = *t_.instruction(c_.instruction);
+    const ir::Statement &I = in.semantics.statements[0];
+    size_t ni = I.indices.size();
+    std::vector<int> vOf(ni, -1);
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      if (c_.vindices[v].instrIndex >= 0)
+        vOf[c_.vindices[v].instrIndex] = int(v);
+    std::vector<int64_t> extent(ni), q(ni, 0);
+    for (size_t ii = 0; ii < ni; ++ii)
+      extent[ii] = vOf[ii] >= 0 ? (c_.vindices[vOf[ii]].free ? size_[vOf[ii]]
+                                                             : c_.vindices[vOf[ii]].instrExtent)
+                                : 1;
+    std::vector<int64_t> vvalue(c_.vindices.size()), point;
+    size_t lhs = size_t(I.lhs.tensor);
+    for (;;) {
+      // Lanes beyond the box are masked off.
+      bool inside = true;
+      for (size_t v = 0; v < c_.vindices.size(); ++v)
+        vvalue[v] = begin_[v];
+      for (size_t ii = 0; ii < ni; ++ii) {
+        if (vOf[ii] < 0)
+          continue;
+        inside = inside && q[ii] < size_[vOf[ii]];
+        vvalue[vOf[ii]] += q[ii];
+      }
+      if (inside) {
+        pointOf(vvalue, point);
+        auto read = [&](const ir::Access &a) {
+          size_t o = size_t(a.tensor);
+          return element(o, coords(c_.operands[o].access, point));
+        };
+        double value = interp::evalExpr(I.rhs, read);
+        double &target = element(lhs, coords(c_.operands[lhs].access, point));
+        target = interp::combine(I.reduce, in.semantics.tensors[lhs].type, target, value);
+      }
+      size_t ii = 0;
+      for (; ii < ni; ++ii) {
+        if (++q[ii] < extent[ii])
+          break;
+        q[ii] = 0;
+      }
+      if (ii == ni)
+        return;
+    }
+  }
+
+  // Every point of the statement inside the box, in order.
+  template <class F> void forEachPoint(F &&f, bool spatialOnly = false) {
+    std::vector<int64_t> lo, hi;
+    statementRanges(lo, hi);
+    if (spatialOnly)
+      for (size_t i = 0; i < s_.indices.size(); ++i)
+        if (s_.indices[i].reduction)
+          hi[i] = lo[i];
+    std::vector<int64_t> point = lo;
+    if (point.empty()) {
+      f(point);
+      return;
+    }
+    for (;;) {
+      f(point);
+      size_t d = point.size();
+      while (d-- > 0) {
+        if (++point[d] <= hi[d])
+          break;
+        point[d] = lo[d];
+      }
+      if (d == size_t(-1))
+        return;
+    }
+  }
+
+  void init(ir::ReduceOp op) {
+    const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
+    forEachPoint([&](const std::vector<int64_t> &p) {
+      b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)] = interp::identity(op);
+    }, /*spatialOnly=*/true);
+  }
+
+  void scalar() {
+    const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
+    forEachPoint([&](const std::vector<int64_t> &p) {
+      auto read = [&](const ir::Access &a) {
+        return b_[a.tensor][interp::flatIndex(k_.tensors[a.tensor], a, p)];
+      };
+      double &dst = b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)];
+      dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read));
+    });
+  }
+
+  const StatementSchedule &ss_;
+  const Config &c_;
+  const ir::Kernel &k_;
+  const hw::Target &t_;
+  const ir::Statement &s_;
+  interp::Buffers &b_;
+  std::vector<int64_t> begin_, size_;
+  std::vector<std::vector<Holder>> stacks_;
+};
+
+} // namespace
+
+void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
+             interp::Buffers &buffers) {
+  for (const auto &ss : schedule.statements) {
+    Executor ex(ss, kernel, target, buffers);
+    ex.run(ss.root);
+  }
+}
+
+} // namespace isam::schedule

@@ -1,0 +1,214 @@
+// A Config to the schedule IR, and the IR's readable text.
+#include "schedule/CostModel.h"
+#include "schedule/Schedule.h"
+#include "schedule/Space.h"
+
+#include <sstream>
+
+namespace isam::schedule {
+
+namespace {
+
+struct Lowerer {
+  const ir::Kernel &kernel;
+  const Config &c;
+  StatementSchedule &out;
+
+  Node level(size_t l) {
+    size_t nl = c.levels.size();
+    Node inner;
+    if (l + 1 == nl) {
+      inner.kind = Node::Kind::Call;
+    } else {
+      inner = level(l + 1);
+    }
+    // Loops of this level, innermost first, skipping those with a single trip.
+    for (size_t k = c.order[l].size(); k-- > 0;) {
+      int v = c.order[l][k];
+      int64_t step = stepOf(c, l, size_t(v));
+      if (c.tiles[l][v] <= step)
+        continue;
+      Node loop;
+      loop.kind = Node::Kind::Loop;
+      loop.v = v;
+      loop.level = int(l);
+      loop.step = step;
+      loop.parallel = l == 0 && v == c.parallel;
+      loop.body.push_back(std::move(inner));
+      inner = std::move(loop);
+    }
+    // Operand tiles staged in this level's memory are filled before its loops.
+    for (size_t b = out.buffers.size(); b-- > 0;) {
+      if (out.buffers[b].level != int(l))
+        continue;
+      Node stage;
+      stage.kind = Node::Kind::Stage;
+      stage.buffer = int(b);
+      stage.body.push_back(std::move(inner));
+      inner = std::move(stage);
+    }
+    return inner;
+  }
+};
+
+} // namespace
+
+StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
+                        const mapping::StatementMappings &mappings, const Config &config,
+                        const Cost &cost) {
+  StatementSchedule out;
+  out.config = config;
+  out.cost = cost;
+  const ir::Statement &s = kernel.statements[config.statement];
+  for (size_t o = 0; o < config.operands.size(); ++o) {
+    const OperandPlacement &p = config.operands[o];
+    if (p.tensor < 0)
+      continue;
+    for (size_t l = 0; l < config.levels.size(); ++l) {
+      if (!p.staged[l])
+        continue;
+      Buffer b;
+      b.name = kernel.tensors[p.tensor].name + "@" + config.levels[l].name;
+      b.operand = int(o);
+      b.level = int(l);
+      b.memory = config.levels[l].name;
+      b.shape = tileFootprint(s, p.access, config.vindices, config.tiles[l]);
+      b.doubleBuffered = config.doubleBuffered[l];
+      out.buffers.push_back(b);
+    }
+  }
+  out.root.kind = Node::Kind::Block;
+  // A reduction starts from its identity; so does an accumulating instruction that runs a
+  // plain assignment (acc max= a computes a copy when acc starts at -inf).
+  const mapping::Candidate &cand = mappings.candidates[config.mapping];
+  ir::ReduceOp instrReduce = target.instruction(config.instruction)->semantics.statements[0].reduce;
+  if ((s.reduce != ir::ReduceOp::None && !s.accumulates) || cand.zeroInit) {
+    Node init;
+    init.kind = Node::Kind::Init;
+    init.init = cand.zeroInit ? instrReduce : s.reduce;
+    out.root.body.push_back(init);
+  }
+  Lowerer lowerer{kernel, config, out};
+  out.root.body.push_back(lowerer.level(0));
+  return out;
+}
+
+namespace {
+
+void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss,
+               const ir::Kernel &kernel, const hw::Target &target, int depth) {
+  std::string pad(size_t(depth) * 2, ' ');
+  const Config &c = ss.config;
+  const ir::Statement &s = kernel.statements[c.statement];
+  switch (n.kind) {
+  case Node::Kind::Block:
+    for (const auto &b : n.body)
+      printNode(o, b, ss, kernel, target, depth);
+    return;
+  case Node::Kind::Init:
+    o << pad << "init " << ir::printAccess(s.lhs, s, kernel.tensors) << " = "
+      << (n.init == ir::ReduceOp::Sum ? "0" : n.init == ir::ReduceOp::Max ? "-inf" : "+inf")
+      << "\n";
+    return;
+  case Node::Kind::Scalar:
+    o << pad << "scalar " << ir::printStatement(s, kernel.tensors) << "\n";
+    return;
+  case Node::Kind::Loop: {
+    const VirtualIndex &v = c.vindices[n.v];
+    o << pad << "for " << v.name << " step " << n.step << "   [" << c.levels[n.level].name
+      << (n.parallel ? ", parallel over " + std::to_string(target.cores) + " cores" : "") << "]\n";
+    for (const auto &b : n.body)
+      printNode(o, b, ss, kernel, target, depth + 1);
+    return;
+  }
+  case Node::Kind::Stage: {
+    const Buffer &b = ss.buffers[n.buffer];
+    const OperandPlacement &p = c.operands[b.operand];
+    o << pad << "stage " << b.name << " <- " << ir::printAccess(p.access, s, kernel.tensors)
+      << " via " << p.via[b.level] << (p.output ? ", written back after" : "") << "\n";
+    for (const auto &x : n.body)
+      printNode(o, x, ss, kernel, target, depth + 1);
+    return;
+  }
+  case Node::Kind::Call: {
+    const hw::Instruction &in = *target.instruction(c.instruction);
+    o << pad << in.name << "(";
+    bool first = true;
+    for (const auto &p : c.operands) {
+      if (p.tensor < 0)
+        continue;
+      o << (first ? "" : ", ") << in.semantics.tensors[p.operand].name << "="
+        << ir::printAccess(p.access, s, kernel.tensors);
+      first = false;
+    }
+    o << ")\n";
+    return;
+  }
+  }
+}
+
+} // namespace
+
+std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
+                          const hw::Target &target) {
+  std::ostringstream o;
+  o << "schedule of " << ks.kernel << " on " << ks.target << "\n";
+  for (const auto &ss : ks.statements) {
+    const Config &c = ss.config;
+    const ir::Statement &s = kernel.statements[c.statement];
+    o << "\ns" << c.statement << ": " << ir::printStatement(s, kernel.tensors) << "\n";
+    if (c.mapping < 0) {
+      o << "  no instruction runs it fully: scalar code\n";
+    } else {
+      o << "  mapping: " << c.instruction << " (";
+      bool first = true;
+      for (const auto &v : c.vindices) {
+        if (v.instrIndex < 0)
+          continue;
+        o << (first ? "" : ", ") << v.name << " x" << (v.free ? std::string("R") : std::to_string(v.instrExtent));
+        first = false;
+      }
+      o << ")\n  tiles:";
+      for (size_t l = 1; l < c.levels.size(); ++l) {
+        o << " " << c.levels[l].name << "[";
+        for (size_t v = 0; v < c.vindices.size(); ++v)
+          o << (v ? " " : "") << c.vindices[v].name << "=" << c.tiles[l][v];
+        o << "]";
+      }
+      o << "\n";
+      for (const auto &b : ss.buffers) {
+        o << "  buffer " << b.name << ": [";
+        for (size_t d = 0; d < b.shape.size(); ++d)
+          o << (d ? ", " : "") << b.shape[d];
+        o << "] in " << b.memory << (b.doubleBuffered ? ", double-buffered" : "") << "\n";
+      }
+    }
+    std::ostringstream cost;
+    cost.setf(std::ios::fixed);
+    cost.precision(0);
+    cost << "  cost: " << ss.cost.cycles << " cycles";
+    cost.precision(1);
+    if (c.mapping >= 0)
+      cost << ", " << ss.cost.utilization * 100 << "% of peak";
+    cost << ", bound: " << ss.cost.bound;
+    if (ss.cost.accumulators > 0)
+      cost << "; " << ss.cost.accumulators << " independent accumulators";
+    if (ss.cost.registersUsed > 0)
+      cost << "; " << ss.cost.registersUsed << " registers";
+    o << cost.str() << "\n";
+    for (const auto &lc : ss.cost.levels) {
+      std::ostringstream line;
+      line.setf(std::ios::fixed);
+      line.precision(0);
+      line << "    into " << lc.memory << ": " << lc.bytes << " B in " << lc.cycles
+           << " cycles; working set " << lc.footprintBytes << " B";
+      if (lc.capacityBytes > 0)
+        line << " of " << lc.capacityBytes;
+      o << line.str() << "\n";
+    }
+    printNode(o, ss.root, ss, kernel, target, 1);
+  }
+  return o.str();
+}
+
+} // namespace isam::schedule

@@ -1,0 +1,143 @@
+// The schedule: how one statement's mapping runs on a target, as a decision record (Config)
+// and as an explicit program (the schedule IR: loops, staging moves, instruction calls).
+//
+// Model. A mapping turns the statement's indices into *virtual indices*: each instruction index
+// bound to a statement index (or a fused run of them) is one virtual index covered `instrExtent`
+// elements per call; each statement index left as a loop is one virtual index covered one at a
+// time. The memory *levels* are the memories on the operands' paths, outermost first; level l
+// holds a tile of `tiles[l][v]` elements of every virtual index v (level 0 holds everything),
+// and the loops at level l step through the level's tile in steps of the next level's tile, in
+// `order[l]`. Below the innermost level, each call covers `instrExtent` of every bound index.
+// Operand tiles are staged into a level's memory when it is software-managed (a scratchpad,
+// the accumulator registers) or when a pack is chosen; caches are not staged.
+//
+// Contract: a Config produced by the search is valid (tiles nest, working sets fit); its
+// lowering covers every point of the statement's domain exactly once; executing the schedule
+// IR (schedule/Execute.h) gives the reference interpreter's result within tolerance.
+#pragma once
+
+#include "hw/Hardware.h"
+#include "ir/Compute.h"
+#include "mapping/Mapping.h"
+
+#include <string>
+#include <vector>
+
+namespace isam::schedule {
+
+struct VirtualIndex {
+  std::string name;             // the statement index, or the fused ones joined by '*'
+  std::vector<int> stmtIndices; // outermost first
+  int64_t extent = 1;           // product of the statement extents
+  int64_t instrExtent = 1;      // elements covered by one call (1 for loops)
+  int instrIndex = -1;          // the instruction index bound to it, or -1 for a loop
+  bool reduction = false;
+  bool free = false;            // bound to a free instruction size parameter
+};
+
+struct Level {
+  int memory = -1;
+  std::string name;
+  bool softwareManaged = false;
+  bool registers = false;
+  uint64_t capacityBytes = 0;
+  double bandwidthBytesPerCycle = 0; // delivered into this level by its parent
+};
+
+// Where each instruction operand's tiles live.
+struct OperandPlacement {
+  int operand = -1;          // instruction tensor
+  int tensor = -1;           // statement tensor (-1: unbound operand)
+  ir::Access access;         // the statement access it stands for (valid when tensor >= 0)
+  bool output = false;       // written by the instruction (out or inout)
+  std::vector<int> path;     // levels it passes through, outermost first
+  std::vector<bool> staged;  // per level: an explicit buffer at that level
+  std::vector<std::string> via; // per level: the move (or "copy", "pack") that fills it
+};
+
+struct Config {
+  size_t statement = 0;
+  int mapping = -1; // index into the statement's candidates; -1: scalar code (no mapping)
+  std::string instruction;
+  std::vector<VirtualIndex> vindices;
+  std::vector<Level> levels;
+  std::vector<std::vector<int64_t>> tiles; // [level][v]
+  std::vector<std::vector<int>> order;     // [level]: virtual indices, outermost loop first
+  int parallel = -1;                       // virtual index of the parallel loop at level 0
+  std::vector<OperandPlacement> operands;
+  std::vector<bool> doubleBuffered;        // per level
+};
+
+// The cost model's verdict on a Config.
+struct Cost {
+  bool valid = false;
+  std::string invalidReason;
+  double cycles = 0;
+  double computeCycles = 0;
+  double utilization = 0;  // of the compute peak the target describes
+  std::string bound;       // "compute", "latency", or a memory name (its bandwidth)
+  struct LevelCost {
+    std::string memory;
+    double bytes = 0;      // moved into the level
+    double cycles = 0;
+    double footprintBytes = 0;
+    double capacityBytes = 0;
+  };
+  std::vector<LevelCost> levels;
+  int accumulators = 0;    // independent accumulating calls per reduction step
+  int registersUsed = 0;
+};
+
+// ---- the schedule IR ----------------------------------------------------------------------
+
+struct Buffer {
+  std::string name;
+  int operand = -1;  // index into Config::operands
+  int level = -1;
+  std::string memory;
+  std::vector<int64_t> shape; // elements per tensor dimension (largest tile)
+  bool doubleBuffered = false;
+};
+
+// Execution state is a box per virtual index (the current tile: begin and size). Loops narrow
+// it; Stage copies the operand's footprint over the box into a buffer, runs its body, and
+// writes results back; Call runs the instruction once over the box (lanes outside the box are
+// masked); Scalar runs the statement point by point over the box; Init sets the written region
+// to the reduction's identity before a reduction that does not accumulate.
+struct Node {
+  enum class Kind { Block, Loop, Stage, Call, Scalar, Init };
+  Kind kind = Kind::Block;
+  std::vector<Node> body; // Block, Loop, Stage
+  // Loop: steps virtual index v through the enclosing box.
+  int v = -1;
+  int level = 0;
+  int64_t step = 1;
+  bool parallel = false;
+  // Stage: the buffer filled from the operand's next outer holder (written back if a result).
+  int buffer = -1;
+  // Init: the reduction whose identity the written region starts from.
+  ir::ReduceOp init = ir::ReduceOp::Sum;
+};
+
+struct StatementSchedule {
+  Config config;
+  Cost cost;
+  std::vector<Buffer> buffers;
+  Node root; // a Block
+};
+
+struct KernelSchedule {
+  std::string kernel;
+  std::string target;
+  std::vector<StatementSchedule> statements;
+};
+
+// Builds the schedule IR of a valid Config.
+StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
+                        const mapping::StatementMappings &mappings, const Config &config,
+                        const Cost &cost);
+
+std::string printSchedule(const KernelSchedule &s, const ir::Kernel &kernel,
+                          const hw::Target &target);
+
+} // namespace isam::schedule

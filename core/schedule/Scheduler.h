@@ -1,0 +1,29 @@
+// The scheduler: for each statement, searches over its best mappings and their tilings, loop
+// orders and parallel loop for the cheapest schedule under the cost model, honouring what the
+// user pinned in a `schedule` block, and lowers the winner to the schedule IR. A statement no
+// instruction runs fully gets scalar code.
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "schedule/CostModel.h"
+#include "schedule/Search.h"
+#include "schedule/Space.h"
+
+namespace isam::schedule {
+
+struct ScheduleOptions {
+  std::string search = "beam";
+  Budget budget;            // per statement, shared by the mappings it considers
+  uint64_t seed = 1;
+  size_t mappingsConsidered = 3;
+};
+
+// Pins per statement index, read from the kernel's `schedule` blocks.
+using StatementPins = std::map<size_t, std::pair<Pins, SourceRange>>;
+
+KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target,
+                              const std::vector<mapping::StatementMappings> &mappings,
+                              const StatementPins &pins, const ScheduleOptions &options,
+                              DiagnosticSink &diags);
+
+} // namespace isam::schedule

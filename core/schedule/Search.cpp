@@ -1,0 +1,191 @@
+#include "schedule/Search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <cmath>
+#include <map>
+
+namespace isam::schedule {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Point = std::vector<size_t>;
+
+// Evaluates points, remembers the best, and enforces the budget.
+class Evaluator {
+public:
+  Evaluator(const Space &space, const CostModel &model, const Budget &budget)
+      : space_(space), model_(model), budget_(budget), start_(Clock::now()) {}
+
+  bool exhausted() {
+    if (result.evaluated >= budget_.candidates ||
+        std::chrono::duration<double, std::milli>(Clock::now() - start_).count() >
+            budget_.milliseconds)
+      result.budgetExhausted = true;
+    return result.budgetExhausted;
+  }
+
+  // Cycles of the point (infinity if invalid); points are evaluated at most once.
+  double operator()(const Point &p) {
+    if (auto it = seen_.find(p); it != seen_.end())
+      return it->second;
+    if (exhausted())
+      return INFINITY;
+    ++result.evaluated;
+    Config c = space_.decode(p);
+    Cost cost = model_.evaluate(c);
+    double cycles = cost.valid ? cost.cycles : INFINITY;
+    if (!cost.valid)
+      result.lastInvalidReason = cost.invalidReason;
+    if (cost.valid && (!result.found || cycles < result.cost.cycles)) {
+      result.found = true;
+      result.config = std::move(c);
+      result.cost = std::move(cost);
+    }
+    seen_.emplace(p, cycles);
+    return cycles;
+  }
+
+  SearchResult result;
+
+private:
+  const Space &space_;
+  const CostModel &model_;
+  const Budget &budget_;
+  Clock::time_point start_;
+  std::map<Point, double> seen_;
+};
+
+Point randomPoint(const Space &space, std::mt19937_64 &rng) {
+  Point p;
+  for (const auto &k : space.knobs())
+    p.push_back(size_t(rng() % k.options));
+  return p;
+}
+
+class Exhaustive : public SearchStrategy {
+public:
+  std::string name() const override { return "exhaustive"; }
+  SearchResult run(const Space &space, const CostModel &model, const Budget &budget,
+                   uint64_t) const override {
+    Evaluator eval(space, model, budget);
+    Point p(space.knobs().size(), 0);
+    eval(space.heuristicPoint());
+    while (!eval.exhausted()) {
+      eval(p);
+      // Odometer over the knobs.
+      size_t k = 0;
+      for (; k < p.size(); ++k) {
+        if (++p[k] < space.knobs()[k].options)
+          break;
+        p[k] = 0;
+      }
+      if (k == p.size())
+        break;
+    }
+    return eval.result;
+  }
+};
+
+// Keeps the `width` best points; each round tries every one-knob change of each.
+class Beam : public SearchStrategy {
+public:
+  std::string name() const override { return "beam"; }
+  SearchResult run(const Space &space, const CostModel &model, const Budget &budget,
+                   uint64_t seed) const override {
+    const size_t width = 8;
+    std::mt19937_64 rng(seed);
+    Evaluator eval(space, model, budget);
+    std::vector<std::pair<double, Point>> beam;
+    Point start = space.heuristicPoint();
+    beam.push_back({eval(start), start});
+    for (size_t i = 1; i < width * 4 && !eval.exhausted(); ++i) {
+      Point r = randomPoint(space, rng);
+      beam.push_back({eval(r), r});
+    }
+    auto keepBest = [&] {
+      std::stable_sort(beam.begin(), beam.end(),
+                       [](const auto &a, const auto &b) { return a.first < b.first; });
+      if (beam.size() > width)
+        beam.resize(width);
+    };
+    keepBest();
+    for (bool improved = true; improved && !eval.exhausted();) {
+      improved = false;
+      double best = beam.front().first;
+      std::vector<std::pair<double, Point>> next = beam;
+      for (const auto &[cost, p] : beam)
+        for (size_t k = 0; k < p.size() && !eval.exhausted(); ++k) {
+          size_t n = space.knobs()[k].options;
+          for (size_t delta : {size_t(1), n - 1}) {
+            if (n <= 1)
+              continue;
+            Point q = p;
+            q[k] = (q[k] + delta) % n;
+            next.push_back({eval(q), q});
+          }
+        }
+      beam = std::move(next);
+      keepBest();
+      improved = beam.front().first < best;
+    }
+    return eval.result;
+  }
+};
+
+// Random sampling of a first population, then generations of mutated survivors.
+class Random : public SearchStrategy {
+public:
+  std::string name() const override { return "random"; }
+  SearchResult run(const Space &space, const CostModel &model, const Budget &budget,
+                   uint64_t seed) const override {
+    std::mt19937_64 rng(seed);
+    Evaluator eval(space, model, budget);
+    std::vector<std::pair<double, Point>> population;
+    Point start = space.heuristicPoint();
+    population.push_back({eval(start), start});
+    for (size_t i = 0; i < 64 && !eval.exhausted(); ++i) {
+      Point p = randomPoint(space, rng);
+      population.push_back({eval(p), p});
+    }
+    while (!eval.exhausted()) {
+      std::stable_sort(population.begin(), population.end(),
+                       [](const auto &a, const auto &b) { return a.first < b.first; });
+      population.resize(std::min<size_t>(population.size(), 16));
+      size_t before = eval.result.evaluated;
+      std::vector<std::pair<double, Point>> children;
+      for (const auto &[cost, p] : population) {
+        Point q = p;
+        for (int m = 0; m < 2; ++m) {
+          size_t k = rng() % q.size();
+          q[k] = rng() % space.knobs()[k].options;
+        }
+        children.push_back({eval(q), q});
+      }
+      population.insert(population.end(), children.begin(), children.end());
+      if (eval.result.evaluated == before && space.size() <= double(eval.result.evaluated))
+        break; // every point has been seen
+      if (eval.result.evaluated == before) {
+        Point fresh = randomPoint(space, rng);
+        population.push_back({eval(fresh), fresh});
+      }
+    }
+    return eval.result;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<SearchStrategy> makeStrategy(const std::string &name) {
+  if (name == "exhaustive")
+    return std::make_unique<Exhaustive>();
+  if (name == "beam")
+    return std::make_unique<Beam>();
+  if (name == "random")
+    return std::make_unique<Random>();
+  return nullptr;
+}
+
+} // namespace isam::schedule

@@ -1,0 +1,40 @@
+// Search strategies over a Space, guided by a CostModel, within a budget of evaluated
+// candidates and milliseconds. Deterministic for a seed as long as the candidate budget, not
+// the time budget, is what stops the search.
+#pragma once
+
+#include "schedule/CostModel.h"
+#include "schedule/Space.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace isam::schedule {
+
+struct Budget {
+  size_t candidates = 3000;
+  double milliseconds = 2000;
+};
+
+struct SearchResult {
+  bool found = false;
+  Config config;
+  Cost cost;
+  size_t evaluated = 0;
+  bool budgetExhausted = false;
+  std::string lastInvalidReason; // why the last rejected point was rejected
+};
+
+class SearchStrategy {
+public:
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+  virtual SearchResult run(const Space &space, const CostModel &model, const Budget &budget,
+                           uint64_t seed) const = 0;
+};
+
+// "exhaustive", "beam" or "random" (random sampling, then evolution of the best); nullptr for
+// an unknown name.
+std::unique_ptr<SearchStrategy> makeStrategy(const std::string &name);
+
+} // namespace isam::schedule

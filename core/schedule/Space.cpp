@@ -1,0 +1,390 @@
+#include "schedule/Space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace isam::schedule {
+
+namespace {
+
+bool isAncestor(const hw::Target &t, int ancestor, int memory) {
+  for (int m = t.memories[memory].parent; m >= 0; m = t.memories[m].parent)
+    if (m == ancestor)
+      return true;
+  return false;
+}
+
+// A move between `memory` and one of its ancestors, in either direction.
+const hw::Instruction *moveBetween(const hw::Target &t, int memory, int ancestor) {
+  for (const auto &in : t.instructions) {
+    if (!in.isMove)
+      continue;
+    int src = -1, dst = -1;
+    for (const auto &op : in.semantics.tensors)
+      (op.role == ir::TensorRole::Input ? src : dst) = t.memoryIndex(op.memory);
+    if ((dst == memory && src == ancestor) || (src == memory && dst == ancestor))
+      return &in;
+  }
+  return nullptr;
+}
+
+bool softwareManaged(const hw::Target &t, int memory) {
+  if (t.memories[memory].isRegisters)
+    return true;
+  for (const auto &in : t.instructions) {
+    if (!in.isMove)
+      continue;
+    int src = -1, dst = -1;
+    for (const auto &op : in.semantics.tensors)
+      (op.role == ir::TensorRole::Input ? src : dst) = t.memoryIndex(op.memory);
+    if (dst == memory && src >= 0 && isAncestor(t, src, memory))
+      return true;
+  }
+  return false;
+}
+
+// The memories an operand passes through, innermost first: up the parent chain, jumping
+// straight to an ancestor when a move connects the two (a DMA from DRAM into ACC skips SPAD).
+std::vector<int> pathOf(const hw::Target &t, int memory) {
+  std::vector<int> path{memory};
+  for (int level = memory; t.memories[level].parent >= 0;) {
+    int next = t.memories[level].parent;
+    for (int anc = t.memories[level].parent; anc >= 0; anc = t.memories[anc].parent)
+      if (moveBetween(t, level, anc)) {
+        next = anc;
+        break;
+      }
+    path.push_back(next);
+    level = next;
+  }
+  return path;
+}
+
+int depth(const hw::Target &t, int memory) {
+  int d = 0;
+  for (int m = t.memories[memory].parent; m >= 0; m = t.memories[m].parent)
+    ++d;
+  return d;
+}
+
+ir::Access firstRead(const ir::Expr &e, int tensor) {
+  if (e.kind == ir::Expr::Kind::Read && e.access.tensor == tensor)
+    return e.access;
+  for (const auto &a : e.args) {
+    ir::Access found = firstRead(a, tensor);
+    if (found.tensor >= 0)
+      return found;
+  }
+  return {};
+}
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+std::vector<std::vector<int>> permutations(size_t n) {
+  std::vector<int> p(n);
+  std::iota(p.begin(), p.end(), 0);
+  std::vector<std::vector<int>> out;
+  do {
+    out.push_back(p);
+  } while (std::next_permutation(p.begin(), p.end()) && out.size() < 120);
+  return out;
+}
+
+} // namespace
+
+std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
+                                   const std::vector<VirtualIndex> &vindices,
+                                   const std::vector<int64_t> &tile) {
+  std::vector<int64_t> size(s.indices.size(), 1);
+  for (size_t v = 0; v < vindices.size(); ++v) {
+    int64_t rem = tile[v];
+    const auto &g = vindices[v].stmtIndices;
+    for (size_t j = g.size(); j-- > 0;) {
+      int64_t e = s.indices[g[j]].extent;
+      size[g[j]] = std::min(rem, e);
+      rem = (rem + e - 1) / e;
+    }
+  }
+  std::vector<int64_t> out;
+  for (const auto &a : access.indices) {
+    int64_t range = 1;
+    for (auto [i, coef] : a.terms)
+      range += std::llabs(coef) * (size[i] - 1);
+    out.push_back(range);
+  }
+  return out;
+}
+
+Space::Space(const ir::Kernel &kernel, const hw::Target &target,
+             const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {
+  const mapping::Candidate &c = mappings.candidates[candidate];
+  const ir::Statement &s = kernel.statements[mappings.index];
+  const hw::Instruction &instr = *target.instruction(c.instruction);
+  Config &k = skeleton_;
+  k.statement = mappings.index;
+  k.mapping = candidate;
+  k.instruction = c.instruction;
+
+  // Virtual indices: bound groups (in instruction order), then the loops.
+  for (size_t ii = 0; ii < c.bindings.size(); ++ii) {
+    const auto &b = c.bindings[ii];
+    if (b.stmtIndices.empty())
+      continue;
+    VirtualIndex v;
+    for (int si : b.stmtIndices)
+      v.name += (v.name.empty() ? "" : "*") + s.indices[si].name;
+    v.stmtIndices = b.stmtIndices;
+    v.extent = b.stmtExtent;
+    v.instrIndex = int(ii);
+    v.free = b.instrExtent == 0;
+    v.instrExtent = v.free ? 1 : b.instrExtent;
+    v.reduction = s.indices[b.stmtIndices[0]].reduction;
+    k.vindices.push_back(v);
+  }
+  for (int si : c.loops) {
+    VirtualIndex v;
+    v.name = s.indices[si].name;
+    v.stmtIndices = {si};
+    v.extent = s.indices[si].extent;
+    v.reduction = s.indices[si].reduction;
+    k.vindices.push_back(v);
+  }
+
+  // Levels: the memories on the operands' paths, outermost first.
+  std::vector<std::vector<int>> paths;
+  std::vector<int> memories;
+  for (const auto &op : instr.semantics.tensors) {
+    auto p = pathOf(target, target.memoryIndex(op.memory));
+    paths.push_back(p);
+    for (int m : p)
+      if (std::find(memories.begin(), memories.end(), m) == memories.end())
+        memories.push_back(m);
+  }
+  std::stable_sort(memories.begin(), memories.end(),
+                   [&](int a, int b) { return depth(target, a) < depth(target, b); });
+  for (int m : memories) {
+    const hw::Memory &mem = target.memories[m];
+    Level l;
+    l.memory = m;
+    l.name = mem.name;
+    l.registers = mem.isRegisters;
+    l.softwareManaged = softwareManaged(target, m);
+    l.capacityBytes = mem.sizeBytes;
+    double parentBw = mem.parent >= 0 ? target.memories[mem.parent].bandwidthBytesPerCycle : 0;
+    l.bandwidthBytesPerCycle = parentBw;
+    k.levels.push_back(l);
+  }
+  auto levelOf = [&](int memory) {
+    for (size_t l = 0; l < k.levels.size(); ++l)
+      if (k.levels[l].memory == memory)
+        return int(l);
+    return -1;
+  };
+  // Operand placement: staged where software-managed (inputs are read from registers at the
+  // call, results are held there), packed at the innermost cache level when the mapping needs
+  // a layout change.
+  for (size_t o = 0; o < instr.semantics.tensors.size(); ++o) {
+    const auto &op = instr.semantics.tensors[o];
+    OperandPlacement p;
+    p.operand = int(o);
+    p.tensor = c.operands[o].computedSeparately ? -1 : c.operands[o].tensor;
+    p.output = op.role != ir::TensorRole::Input;
+    if (p.tensor >= 0)
+      p.access = p.output && p.tensor == s.lhs.tensor ? s.lhs : firstRead(s.rhs, p.tensor);
+    p.staged.assign(k.levels.size(), false);
+    p.via.assign(k.levels.size(), "");
+    for (auto it = paths[o].rbegin(); it != paths[o].rend(); ++it)
+      p.path.push_back(levelOf(*it));
+    int innermostCache = -1;
+    for (size_t j = 1; j < p.path.size(); ++j) {
+      int l = p.path[j];
+      const Level &lv = k.levels[l];
+      int outer = p.path[j - 1];
+      if (lv.softwareManaged && (!lv.registers || p.output)) {
+        p.staged[l] = true;
+        const hw::Instruction *mv = moveBetween(target, lv.memory, k.levels[outer].memory);
+        p.via[l] = mv ? mv->name : "copy";
+      }
+      if (!lv.softwareManaged)
+        innermostCache = l;
+    }
+    if (c.operands[o].needsPack && !p.output && innermostCache > 0 && p.tensor >= 0) {
+      p.staged[innermostCache] = true;
+      p.via[innermostCache] = "pack";
+    }
+    k.operands.push_back(p);
+  }
+  // Scratchpads start double-buffered; the cost model drops it when the tiles do not fit twice.
+  k.doubleBuffered.assign(k.levels.size(), false);
+  for (size_t l = 0; l < k.levels.size(); ++l)
+    k.doubleBuffered[l] = k.levels[l].softwareManaged && !k.levels[l].registers;
+
+  // Options.
+  size_t nv = k.vindices.size(), nl = k.levels.size();
+  for (const auto &v : k.vindices) {
+    std::vector<int64_t> opts;
+    int64_t full = roundUp(v.extent, v.instrExtent);
+    for (int64_t t = v.instrExtent; t < full; t *= 2)
+      opts.push_back(t);
+    // Multiples that divide the extent evenly avoid remainders; offer the small ones too.
+    for (int64_t m = 3; m <= 16; ++m)
+      if (v.instrExtent * m < full && full % (v.instrExtent * m) == 0)
+        opts.push_back(v.instrExtent * m);
+    opts.push_back(full);
+    std::sort(opts.begin(), opts.end());
+    opts.erase(std::unique(opts.begin(), opts.end()), opts.end());
+    tileOptions_.push_back(opts);
+  }
+  auto perms = permutations(nv);
+  for (size_t l = 0; l < nl; ++l)
+    orderOptions_.push_back(perms);
+  parallelOptions_.push_back(-1);
+  for (size_t v = 0; v < nv; ++v)
+    if (!k.vindices[v].reduction)
+      parallelOptions_.push_back(int(v));
+
+  // Pins.
+  pinnedTiles_.assign(nl, std::vector<std::optional<int64_t>>(nv));
+  pinnedOrder_.assign(nl, std::nullopt);
+  auto vIndex = [&](const std::string &name) {
+    for (size_t v = 0; v < nv; ++v)
+      if (k.vindices[v].name == name)
+        return int(v);
+    return -1;
+  };
+  for (const auto &[memory, tiles] : pins.tiles) {
+    int l = -1;
+    for (size_t i = 0; i < nl; ++i)
+      if (k.levels[i].name == memory)
+        l = int(i);
+    if (l <= 0) {
+      pinProblems_.push_back("'" + memory + "' is not a memory level this mapping tiles for");
+      continue;
+    }
+    for (const auto &[name, size] : tiles) {
+      int v = vIndex(name);
+      if (v < 0) {
+        pinProblems_.push_back("'" + name + "' is not a loop of this mapping");
+        continue;
+      }
+      if (size <= 0 || size % k.vindices[v].instrExtent != 0) {
+        pinProblems_.push_back("tile " + std::to_string(size) + " of '" + name +
+                               "' is not a multiple of the instruction's " +
+                               std::to_string(k.vindices[v].instrExtent));
+        continue;
+      }
+      pinnedTiles_[l][v] = size;
+    }
+  }
+  for (const auto &[memory, names] : pins.order) {
+    int l = -1;
+    for (size_t i = 0; i < nl; ++i)
+      if (k.levels[i].name == memory)
+        l = int(i);
+    std::vector<int> perm;
+    for (const auto &n : names)
+      if (int v = vIndex(n); v >= 0)
+        perm.push_back(v);
+    std::vector<int> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    if (l < 0 || perm.size() != nv || sorted.size() != nv) {
+      std::string loops;
+      for (const auto &v : k.vindices)
+        loops += (loops.empty() ? "" : ", ") + v.name;
+      pinProblems_.push_back("order for '" + memory + "' must name each loop once (" + loops + ")");
+      continue;
+    }
+    pinnedOrder_[l] = perm;
+  }
+  if (!pins.parallel.empty()) {
+    int v = vIndex(pins.parallel);
+    if (v < 0 || k.vindices[v].reduction)
+      pinProblems_.push_back("'" + pins.parallel + "' is not a non-reduction loop to parallelise");
+    else
+      pinnedParallel_ = v;
+  }
+
+  for (size_t l = 1; l < nl; ++l)
+    for (size_t v = 0; v < nv; ++v)
+      knobs_.push_back({"tile " + k.levels[l].name + " " + k.vindices[v].name,
+                        pinnedTiles_[l][v] ? 1 : tileOptions_[v].size()});
+  for (size_t l = 0; l < nl; ++l)
+    knobs_.push_back({"order " + k.levels[l].name, pinnedOrder_[l] ? 1 : orderOptions_[l].size()});
+  knobs_.push_back({"parallel", pinnedParallel_ ? 1 : parallelOptions_.size()});
+}
+
+size_t Space::tileKnob(size_t level, size_t v) const {
+  return (level - 1) * skeleton_.vindices.size() + v;
+}
+
+double Space::size() const {
+  double n = 1;
+  for (const auto &k : knobs_)
+    n *= double(k.options);
+  return n;
+}
+
+Config Space::decode(const std::vector<size_t> &point) const {
+  Config c = skeleton_;
+  size_t nv = c.vindices.size(), nl = c.levels.size();
+  c.tiles.assign(nl, std::vector<int64_t>(nv, 1));
+  for (size_t v = 0; v < nv; ++v)
+    c.tiles[0][v] = c.vindices[v].extent;
+  for (size_t l = 1; l < nl; ++l)
+    for (size_t v = 0; v < nv; ++v) {
+      int64_t t = pinnedTiles_[l][v] ? *pinnedTiles_[l][v]
+                                     : tileOptions_[v][point[tileKnob(l, v)] % tileOptions_[v].size()];
+      // Tiles nest: never larger than the enclosing level's (rounded to whole calls).
+      c.tiles[l][v] = std::min(t, roundUp(c.tiles[l - 1][v], c.vindices[v].instrExtent));
+    }
+  size_t base = (nl - 1) * nv;
+  c.order.resize(nl);
+  for (size_t l = 0; l < nl; ++l)
+    c.order[l] = pinnedOrder_[l] ? *pinnedOrder_[l]
+                                 : orderOptions_[l][point[base + l] % orderOptions_[l].size()];
+  c.parallel = pinnedParallel_ ? *pinnedParallel_
+                               : parallelOptions_[point[base + nl] % parallelOptions_.size()];
+  return c;
+}
+
+std::vector<size_t> Space::heuristicPoint() const {
+  // Small register tiles, middle-sized cache tiles, reductions outermost in the innermost level
+  // (so that the accumulators are independent), the largest non-reduction loop in parallel.
+  std::vector<size_t> p(knobs_.size(), 0);
+  const Config &k = skeleton_;
+  size_t nv = k.vindices.size(), nl = k.levels.size();
+  for (size_t l = 1; l < nl; ++l)
+    for (size_t v = 0; v < nv; ++v) {
+      size_t n = tileOptions_[v].size();
+      size_t pick = l + 1 == nl ? std::min<size_t>(1, n - 1) : std::min(n - 1, (n * (nl - l)) / nl);
+      p[tileKnob(l, v)] = pick;
+    }
+  size_t base = (nl - 1) * nv;
+  for (size_t l = 0; l < nl; ++l) {
+    for (size_t i = 0; i < orderOptions_[l].size(); ++i) {
+      const auto &perm = orderOptions_[l][i];
+      bool reductionsFirst = true, seenSpatial = false;
+      for (int v : perm) {
+        if (!k.vindices[v].reduction)
+          seenSpatial = true;
+        else if (seenSpatial)
+          reductionsFirst = false;
+      }
+      if (reductionsFirst == (l + 1 == nl)) {
+        p[base + l] = i;
+        break;
+      }
+    }
+  }
+  size_t best = 0;
+  int64_t bestExtent = 0;
+  for (size_t i = 1; i < parallelOptions_.size(); ++i)
+    if (k.vindices[parallelOptions_[i]].extent > bestExtent)
+      bestExtent = k.vindices[parallelOptions_[i]].extent, best = i;
+  p[base + nl] = best;
+  return p;
+}
+
+} // namespace isam::schedule

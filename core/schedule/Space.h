@@ -1,0 +1,62 @@
+// The space of schedules for one statement on one target, as knobs (each a list of options),
+// and the decoding of a point (one option per knob) into a Config. Everything is derived from
+// the mapping and the hardware description: the levels are the memories on the operands'
+// paths, tile options are multiples of the instruction's extents, capacities and bandwidths
+// come from the memories.
+#pragma once
+
+#include "schedule/Schedule.h"
+
+#include <map>
+#include <optional>
+
+namespace isam::schedule {
+
+// Decisions the user pinned in a `schedule` block (names as written).
+struct Pins {
+  std::string instruction;                                        // `map fma16;`
+  std::map<std::string, std::map<std::string, int64_t>> tiles;    // `tile L1: n 64, m 6;`
+  std::map<std::string, std::vector<std::string>> order;          // `order L1: n, m, k;`
+  std::string parallel;                                           // `parallel: m;`
+};
+
+struct Knob {
+  std::string name;
+  size_t options = 1;
+};
+
+class Space {
+public:
+  // `candidate` indexes mappings.candidates.
+  Space(const ir::Kernel &kernel, const hw::Target &target,
+        const mapping::StatementMappings &mappings, int candidate, const Pins &pins);
+
+  const std::vector<Knob> &knobs() const { return knobs_; }
+  double size() const; // product of the option counts
+  Config decode(const std::vector<size_t> &point) const;
+  // A point encoding a sensible default (the greedy start of local searches).
+  std::vector<size_t> heuristicPoint() const;
+  // What the pins asked for that this space cannot give (empty when fine).
+  const std::vector<std::string> &pinProblems() const { return pinProblems_; }
+
+private:
+  Config skeleton_;
+  std::vector<std::vector<int64_t>> tileOptions_; // per virtual index
+  std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
+  std::vector<int> parallelOptions_;
+  std::vector<Knob> knobs_;
+  // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then parallel.
+  size_t tileKnob(size_t level, size_t v) const;
+  std::vector<std::vector<std::optional<int64_t>>> pinnedTiles_; // [level][v]
+  std::vector<std::optional<std::vector<int>>> pinnedOrder_;
+  std::optional<int> pinnedParallel_;
+  std::vector<std::string> pinProblems_;
+};
+
+// Working set of an operand's tile (elements) when the virtual indices have the given tile
+// sizes: the bounding box of the access over the box, per tensor dimension.
+std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
+                                   const std::vector<VirtualIndex> &vindices,
+                                   const std::vector<int64_t> &tile);
+
+} // namespace isam::schedule
