@@ -183,7 +183,7 @@ std::string printPartition(const Partition &p, const ir::Kernel &kernel) {
     secs << pl.seconds * 1e6;
     out << ", ~" << secs.str() << " us";
     if (pl.ableUnits.empty())
-      out << "; no unit maps it fully: host fallback";
+      out << "; no unit runs it fully with one instruction: the host runs it";
     else {
       out << "; able:";
       for (const auto &u : pl.ableUnits)

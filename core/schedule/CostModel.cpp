@@ -182,6 +182,10 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     }
   }
   cost.cycles = std::max(cost.computeCycles, overlapped) + serial;
+  double movement = 0;
+  for (const auto &lc : cost.levels)
+    movement += lc.cycles;
+  cost.score = cost.cycles + 1e-3 * movement;
   if (overlapped > cost.computeCycles && overlapped >= serial)
     cost.bound = slowest + " bandwidth";
   else if (serial > std::max(cost.computeCycles, overlapped))

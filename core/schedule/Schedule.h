@@ -73,6 +73,9 @@ struct Cost {
   bool valid = false;
   std::string invalidReason;
   double cycles = 0;
+  // What the search minimises: cycles, then (as a tie-break among equally fast schedules) the
+  // data movement, so that a compute-bound schedule still keeps its tiles large.
+  double score = 0;
   double computeCycles = 0;
   double utilization = 0;  // of the compute peak the target describes
   std::string bound;       // "compute", "latency", or a memory name (its bandwidth)

@@ -85,7 +85,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       SearchResult r = strategy->run(space, model, share, options.seed);
       if (!r.found && !r.lastInvalidReason.empty())
         invalid = r.lastInvalidReason;
-      if (r.found && (!best.found || r.cost.cycles < best.cost.cycles))
+      if (r.found && (!best.found || r.cost.score < best.cost.score))
         best = std::move(r);
     }
     if (!best.found) {

@@ -36,10 +36,10 @@ public:
     ++result.evaluated;
     Config c = space_.decode(p);
     Cost cost = model_.evaluate(c);
-    double cycles = cost.valid ? cost.cycles : INFINITY;
+    double cycles = cost.valid ? cost.score : INFINITY;
     if (!cost.valid)
       result.lastInvalidReason = cost.invalidReason;
-    if (cost.valid && (!result.found || cycles < result.cost.cycles)) {
+    if (cost.valid && (!result.found || cycles < result.cost.score)) {
       result.found = true;
       result.config = std::move(c);
       result.cost = std::move(cost);
