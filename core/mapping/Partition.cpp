@@ -137,8 +137,11 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel) 
     out << "  ";
     for (size_t b = 0; b < c.bindings.size(); ++b) {
       const IndexBinding &ib = c.bindings[b];
-      out << (b ? ", " : "") << ib.instrIndex << "<-"
-          << (ib.stmtIndices.empty() ? "1" : "(" + indexList(s, ib.stmtIndices) + ")");
+      out << (b ? ", " : "") << ib.instrIndex << "<-";
+      if (ib.stmtIndices.empty())
+        out << "1";
+      else
+        out << '(' << indexList(s, ib.stmtIndices) << ')';
       if (ib.remainder != Remainder::Exact)
         out << " " << remainderName(ib.remainder);
     }
