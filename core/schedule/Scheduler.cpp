@@ -78,18 +78,29 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     }
     AnalyticalModel model(kernel, target, m);
     std::string invalid;
+    // A pin may fit some of the mappings and not others: those it does not fit are skipped,
+    // and it is an error only when it fits none.
+    std::vector<std::string> firstProblems;
+    size_t fitting = 0;
     for (int c : choices) {
       Space space(kernel, target, m, c, pin);
-      for (const auto &problem : space.pinProblems())
-        diags.error("E0702", pinRange, "cannot use this schedule pin: " + problem);
+      if (!space.pinProblems().empty()) {
+        if (firstProblems.empty())
+          firstProblems = space.pinProblems();
+        continue;
+      }
+      ++fitting;
       SearchResult r = strategy->run(space, model, share, options.seed);
       if (!r.found && !r.lastInvalidReason.empty())
         invalid = r.lastInvalidReason;
       if (r.found && (!best.found || r.cost.score < best.cost.score))
         best = std::move(r);
     }
+    if (fitting == 0)
+      for (const auto &problem : firstProblems)
+        diags.error("E0702", pinRange, "cannot use this schedule pin: " + problem);
     if (!best.found) {
-      if (!choices.empty() && pinRange.valid())
+      if (fitting > 0 && pinRange.valid())
         diags.error("E0703", pinRange,
                     "no schedule satisfies the pinned decisions for s" + std::to_string(m.index) +
                         (invalid.empty() ? "" : ": " + invalid));

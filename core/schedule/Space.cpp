@@ -336,6 +336,10 @@ Config Space::decode(const std::vector<size_t> &point) const {
     for (size_t v = 0; v < nv; ++v) {
       int64_t t = pinnedTiles_[l][v] ? *pinnedTiles_[l][v]
                                      : tileOptions_[v][point[tileKnob(l, v)] % tileOptions_[v].size()];
+      // A tile pinned further in makes the levels outside it at least as large.
+      for (size_t inner = l + 1; inner < nl; ++inner)
+        if (pinnedTiles_[inner][v])
+          t = std::max(t, *pinnedTiles_[inner][v]);
       // Tiles nest: never larger than the enclosing level's (rounded to whole calls).
       c.tiles[l][v] = std::min(t, roundUp(c.tiles[l - 1][v], c.vindices[v].instrExtent));
     }
