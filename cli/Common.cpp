@@ -51,6 +51,22 @@ bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, Diagnosti
   return ok;
 }
 
+bool loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
+                   Format format, std::vector<ir::Kernel> &out, const char *verb) {
+  InstanceSelector sel;
+  if (buildSelector(selector, sel, session.diagnostics()) && session.loadFile(file))
+    out = session.instances(sel);
+  if (!session.diagnostics().hasErrors() && out.empty() && verb)
+    session.diagnostics().error("E0202", {},
+                                std::string("the file declares no instance to ") + verb +
+                                    "; name one with --instance or bind a kernel with --kernel "
+                                    "K -D NAME=VALUE");
+  if (!session.diagnostics().hasErrors())
+    return true;
+  printDiagnostics(session, format);
+  return false;
+}
+
 namespace {
 
 nlohmann::json position(const SourceManager &sm, FileId file, uint32_t offset) {

@@ -31,6 +31,12 @@ SessionOptions sessionOptions(const CommonOptions &opts);
 // Parses -D values into sizes; reports malformed ones to the session's diagnostics.
 bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, DiagnosticSink &diags);
 
+// Loads `file` and selects its instances (every one, a named one, or a kernel bound with -D).
+// On failure prints the diagnostics and returns false; with `verb` set ("map", "run", ...) a
+// selection of no instance is a failure too.
+bool loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
+                   Format format, std::vector<ir::Kernel> &out, const char *verb);
+
 // Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);
 inline void printDiagnostics(Session &session, Format format) {

@@ -21,13 +21,9 @@ Action registerDumpIr(CLI::App &app) {
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));
-    InstanceSelector sel;
-    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
-        !session.loadFile(opts->file)) {
-      printDiagnostics(session, Format::Text);
+    std::vector<ir::Kernel> kernels;
+    if (!loadInstances(session, opts->file, opts->selector, Format::Text, kernels, nullptr))
       return 1;
-    }
-    std::vector<ir::Kernel> kernels = session.instances(sel);
     std::vector<hw::Target> targets = session.allTargets();
     std::vector<hw::System> systems;
     for (const auto &[name, _] : session.symbols().systems)

@@ -96,13 +96,9 @@ Action registerMap(CLI::App &app) {
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));
-    InstanceSelector sel;
-    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
-        !session.loadFile(opts->file)) {
-      printDiagnostics(session, opts->common.format);
+    std::vector<ir::Kernel> kernels;
+    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "map"))
       return 1;
-    }
-    std::vector<ir::Kernel> kernels = session.instances(sel);
     // A system maps onto each of its units; a target onto itself.
     std::vector<hw::Target> units;
     std::optional<hw::System> system;
@@ -119,12 +115,6 @@ Action registerMap(CLI::App &app) {
       units.push_back(std::move(*t));
     }
     if (session.diagnostics().hasErrors() || units.empty()) {
-      printDiagnostics(session, opts->common.format);
-      return 1;
-    }
-    if (kernels.empty()) {
-      session.diagnostics().error("E0202", {}, "the file declares no instance to map; name one "
-                                               "with --instance or bind a kernel with --kernel -D");
       printDiagnostics(session, opts->common.format);
       return 1;
     }

@@ -31,19 +31,9 @@ Action registerRun(CLI::App &app) {
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));
-    InstanceSelector sel;
-    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
-        !session.loadFile(opts->file)) {
-      printDiagnostics(session, opts->common.format);
+    std::vector<ir::Kernel> kernels;
+    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
       return 1;
-    }
-    std::vector<ir::Kernel> kernels = session.instances(sel);
-    if (session.diagnostics().hasErrors() || kernels.empty()) {
-      if (kernels.empty() && !session.diagnostics().hasErrors())
-        session.diagnostics().error("E0202", {}, "the file declares no instance to run");
-      printDiagnostics(session, opts->common.format);
-      return 1;
-    }
     nlohmann::json results = nlohmann::json::array();
     for (const auto &k : kernels) {
       interp::Buffers buffers = interp::randomInputs(k, opts->seed);

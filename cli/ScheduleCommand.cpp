@@ -104,17 +104,11 @@ Action registerSchedule(CLI::App &app) {
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));
-    InstanceSelector sel;
-    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
-        !session.loadFile(opts->file)) {
-      printDiagnostics(session, opts->common.format);
+    std::vector<ir::Kernel> kernels;
+    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "schedule"))
       return 1;
-    }
-    std::vector<ir::Kernel> kernels = session.instances(sel);
     auto target = session.target(opts->target);
-    if (session.diagnostics().hasErrors() || !target || kernels.empty()) {
-      if (kernels.empty() && !session.diagnostics().hasErrors())
-        session.diagnostics().error("E0202", {}, "the file declares no instance to schedule");
+    if (session.diagnostics().hasErrors() || !target) {
       printDiagnostics(session, opts->common.format);
       return 1;
     }
