@@ -18,6 +18,33 @@ const Instruction *Target::instruction(const std::string &name) const {
   return nullptr;
 }
 
+bool Target::isAncestor(int ancestor, int memory) const {
+  for (int m = memories[memory].parent; m >= 0; m = memories[m].parent)
+    if (m == ancestor)
+      return true;
+  return false;
+}
+
+bool Target::isSoftwareManaged(int memory) const {
+  if (memories[memory].isRegisters)
+    return true;
+  for (const auto &in : instructions) {
+    if (!in.isMove)
+      continue;
+    bool fills = false, fromOutside = false;
+    for (const auto &op : in.semantics.tensors) {
+      int m = memoryIndex(op.memory);
+      if (op.role != ir::TensorRole::Input)
+        fills = fills || m == memory;
+      else
+        fromOutside = fromOutside || (m >= 0 && isAncestor(m, memory));
+    }
+    if (fills && fromOutside)
+      return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::string bytes(uint64_t b) {

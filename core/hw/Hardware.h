@@ -65,6 +65,10 @@ struct Target {
 
   int memoryIndex(const std::string &name) const;
   const Instruction *instruction(const std::string &name) const;
+  bool isAncestor(int ancestor, int memory) const;
+  // Software-managed: registers, or a memory some move fills from a level further out (a
+  // scratchpad). Anything else is a cache, filled by the hardware.
+  bool isSoftwareManaged(int memory) const;
 };
 
 struct MemoryRef {

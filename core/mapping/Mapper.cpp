@@ -168,33 +168,6 @@ int64_t strideOf(const ir::Access &a, int index, const std::vector<int64_t> &str
   return s;
 }
 
-bool isAncestor(const hw::Target &t, int ancestor, int memory) {
-  for (int m = t.memories[memory].parent; m >= 0; m = t.memories[m].parent)
-    if (m == ancestor)
-      return true;
-  return false;
-}
-
-// Software-managed (a scratchpad or registers): some move fills it from a level further out.
-// Otherwise it is a cache, filled by the hardware.
-bool softwareManaged(const hw::Target &t, int memory) {
-  for (const auto &in : t.instructions) {
-    if (!in.isMove)
-      continue;
-    bool fills = false, fromOutside = false;
-    for (const auto &op : in.semantics.tensors) {
-      int m = t.memoryIndex(op.memory);
-      if (op.role != ir::TensorRole::Input)
-        fills = fills || m == memory;
-      else
-        fromOutside = fromOutside || (m >= 0 && isAncestor(t, m, memory));
-    }
-    if (fills && fromOutside)
-      return true;
-  }
-  return false;
-}
-
 // The move that carries data between `inner` and one of its ancestors (inward for inputs,
 // outward for results), preferring the one whose shape fits the operand's rank.
 const hw::Instruction *findMove(const hw::Target &t, int inner, int ancestor, bool inward,
@@ -238,7 +211,7 @@ std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memor
       level = reached;
       continue;
     }
-    if (softwareManaged(t, level) || t.memories[level].isRegisters) {
+    if (t.isSoftwareManaged(level)) {
       if (inward) {
         problem = "no move brings data into " + t.memories[level].name + " from " +
                   t.memories[t.memories[level].parent].name;
@@ -624,7 +597,7 @@ private:
             continue;
           int m = t_.memoryIndex(sem.tensors[o].memory);
           inRegisters = inRegisters || (m >= 0 && t_.memories[m].isRegisters);
-          inBuffer = inBuffer || (m >= 0 && softwareManaged(t_, m) && !t_.memories[m].isRegisters);
+          inBuffer = inBuffer || (m >= 0 && t_.isSoftwareManaged(m) && !t_.memories[m].isRegisters);
         }
         b.remainder = inRegisters ? Remainder::Mask : inBuffer ? Remainder::Pad : Remainder::Tail;
       }

@@ -8,13 +8,6 @@ namespace isam::schedule {
 
 namespace {
 
-bool isAncestor(const hw::Target &t, int ancestor, int memory) {
-  for (int m = t.memories[memory].parent; m >= 0; m = t.memories[m].parent)
-    if (m == ancestor)
-      return true;
-  return false;
-}
-
 // A move between `memory` and one of its ancestors, in either direction.
 const hw::Instruction *moveBetween(const hw::Target &t, int memory, int ancestor) {
   for (const auto &in : t.instructions) {
@@ -27,21 +20,6 @@ const hw::Instruction *moveBetween(const hw::Target &t, int memory, int ancestor
       return &in;
   }
   return nullptr;
-}
-
-bool softwareManaged(const hw::Target &t, int memory) {
-  if (t.memories[memory].isRegisters)
-    return true;
-  for (const auto &in : t.instructions) {
-    if (!in.isMove)
-      continue;
-    int src = -1, dst = -1;
-    for (const auto &op : in.semantics.tensors)
-      (op.role == ir::TensorRole::Input ? src : dst) = t.memoryIndex(op.memory);
-    if (dst == memory && src >= 0 && isAncestor(t, src, memory))
-      return true;
-  }
-  return false;
 }
 
 // The memories an operand passes through, innermost first: up the parent chain, jumping
@@ -169,7 +147,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     l.memory = m;
     l.name = mem.name;
     l.registers = mem.isRegisters;
-    l.softwareManaged = softwareManaged(target, m);
+    l.softwareManaged = target.isSoftwareManaged(m);
     l.capacityBytes = mem.sizeBytes;
     double parentBw = mem.parent >= 0 ? target.memories[mem.parent].bandwidthBytesPerCycle : 0;
     l.bandwidthBytesPerCycle = parentBw;
