@@ -20,6 +20,12 @@ std::string canonical(const std::string &path) {
   return ec ? path : p.string();
 }
 
+std::string formatMs(double ms) {
+  std::ostringstream o;
+  o << ms;
+  return o.str();
+}
+
 bool isRegularFile(const fs::path &p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
@@ -295,7 +301,7 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
     if (m.budgetExhausted)
       diags_.warning("W0301", m.range,
                      "the mapping search on " + target.name + " ran out of its " +
-                         std::to_string(int(options.budgetMs)) +
+                         formatMs(options.budgetMs) +
                          " ms budget; the mappings listed may be incomplete (raise --budget-ms)");
   return result;
 }

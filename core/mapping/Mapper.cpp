@@ -448,7 +448,9 @@ private:
     std::vector<int> choice(nI, -1);
     std::vector<bool> used(nS, false);
     std::function<void(size_t)> dfs = [&](size_t ii) {
-      if (found.size() >= opts_.maxCandidatesPerInstruction * 2 || overBudget())
+      size_t good = size_t(std::count_if(found.begin(), found.end(),
+                                         [](const Candidate &c) { return !c.degenerate; }));
+      if (good >= opts_.maxCandidatesPerInstruction * 2 || overBudget())
         return;
       if (ii == nI) {
         finishCandidate(in, I, views, groups, choice, subtree, found, seen, reason);
@@ -512,8 +514,18 @@ private:
     if (!first)
       return out;
     auto tensorOf = [&](const ir::Access *a) -> const ir::Tensor & { return k_.tensors[a->tensor]; };
-    auto plainIndex = [](const ir::Affine &a) -> int {
-      return a.terms.size() == 1 && a.terms[0].second == 1 ? a.terms[0].first : -1;
+    // The one index of a dimension, ignoring indices of extent 1 (always 0: `h + r` with r < 1
+    // is `h`), when it has coefficient 1.
+    auto plainIndex = [&](const ir::Affine &a) -> int {
+      int found = -1;
+      for (auto [i, coef] : a.terms) {
+        if (coef == 0 || s_.indices[i].extent == 1)
+          continue;
+        if (found >= 0 || coef != 1)
+          return -1;
+        found = i;
+      }
+      return found;
     };
     // Does `group` occupy consecutive dimensions of `acc`, in order, fusably?
     auto fusable = [&](const ir::Access &acc, const std::vector<int> &group) {
@@ -616,8 +628,34 @@ private:
                    "', which does not accumulate into its result";
         return;
       }
-    if (!subtree && s_.reduce == ir::ReduceOp::None && I.reduce != ir::ReduceOp::None)
+    // A reduction split over several calls, or one onto values the result already holds,
+    // needs an instruction that accumulates too.
+    if (!subtree && s_.reduce != ir::ReduceOp::None && !accumulates) {
+      for (size_t ii = 0; ii < I.indices.size(); ++ii) {
+        const IndexBinding &b = c.bindings[ii];
+        bool split = I.indices[ii].reduction && b.instrExtent > 0 && b.stmtExtent > b.instrExtent;
+        if (split || s_.accumulates) {
+          if (reason.empty())
+            reason = "'" + in.name + "' overwrites its result, but " +
+                     (split ? "the reduction over " + s_.indices[b.stmtIndices.front()].name +
+                                  " (" + std::to_string(b.stmtExtent) +
+                                  ") needs several calls that must add up"
+                            : std::string("the statement adds onto values its target already holds"));
+          return;
+        }
+      }
+    }
+    // A plain assignment runs on an instruction that sums when its result starts at zero; other
+    // reductions would only compute a copy the long way.
+    if (!subtree && s_.reduce == ir::ReduceOp::None && I.reduce != ir::ReduceOp::None) {
+      if (I.reduce != ir::ReduceOp::Sum) {
+        if (reason.empty())
+          reason = "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
+                   "; the statement assigns with =";
+        return;
+      }
       c.zeroInit = true;
+    }
 
     // Operands: bindings, layout and the moves that bring them where the instruction needs them.
     for (size_t o = 0; o < sem.tensors.size(); ++o) {
@@ -710,6 +748,20 @@ private:
       double bytes = useful * ir::elemTypeBytes(k_.tensors[s_.lhs.tensor].type);
       c.cycles = std::max(c.cycles, bytes / in.cost.bandwidthBytesPerCycle);
     }
+    // A pack copies the operand once: charge its bytes at the bandwidth of the level it is
+    // read from, so that a pack-free mapping wins between otherwise equal ones.
+    for (const auto &ob : c.operands)
+      if (ob.needsPack && ob.tensor >= 0) {
+        const ir::Tensor &t = k_.tensors[ob.tensor];
+        int m = t_.memoryIndex(ob.memory);
+        double bw = 16;
+        for (int p = m >= 0 ? t_.memories[m].parent : -1; p >= 0; p = t_.memories[p].parent)
+          if (t_.memories[p].bandwidthBytesPerCycle > 0) {
+            bw = t_.memories[p].bandwidthBytesPerCycle;
+            break;
+          }
+        c.cycles += double(t.elementCount() * ir::elemTypeBytes(t.type)) / (bw * t_.cores);
+      }
     if (c.partial)
       c.partialNote = "computes " + stmtText(*subtree) + "; the rest of the statement is separate work";
     for (const auto &ob : c.operands)
@@ -743,6 +795,10 @@ private:
     if (subtree)
       key << "sub:" << stmtText(*subtree);
     if (!seen.insert(key.str()).second)
+      return;
+    // Degenerate mappings are a last resort: a few are enough to show what they cost.
+    if (c.degenerate && std::count_if(found.begin(), found.end(),
+                                      [](const Candidate &x) { return x.degenerate; }) >= 3)
       return;
     found.push_back(std::move(c));
   }
