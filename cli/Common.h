@@ -23,6 +23,17 @@ struct SelectorOptions {
   std::vector<std::string> defines; // NAME=VALUE
 };
 
+// A number greater than zero, with a message that says so (CLI::PositiveNumber's prints DBL_MAX).
+inline const CLI::Validator kPositive(
+    [](std::string &value) -> std::string {
+      char *end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != 0 || !(v > 0))
+        return "must be a number greater than 0, not '" + value + "'";
+      return {};
+    },
+    "POSITIVE");
+
 void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
 void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts);
 

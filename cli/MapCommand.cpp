@@ -89,7 +89,7 @@ Action registerMap(CLI::App &app) {
   cmd->add_option("-t,--target", opts->target, "Target or system name (e.g. x86_avx512, soc)")
       ->required();
   cmd->add_option("--budget-ms", opts->budgetMs, "Search time budget per statement and target")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->add_option("--max-candidates", opts->maxCandidates, "Mappings kept per instruction")
       ->check(CLI::Range(1, 10000));
   addCommonOptions(*cmd, opts->common);

@@ -93,7 +93,7 @@ Action registerSchedule(CLI::App &app) {
   cmd->add_option("--search", opts->search, "Search strategy")
       ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
   cmd->add_option("--budget-ms", opts->budgetMs, "Search time budget per statement")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->add_option("--budget-candidates", opts->budgetCandidates,
                   "Schedules evaluated per statement at most")
       ->check(CLI::Range(size_t(1), size_t(100000000)));

@@ -224,10 +224,16 @@ Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference,
       continue;
     for (size_t i = 0; i < reference[t].size(); ++i) {
       double r = reference[t][i], a = actual[t][i];
-      double abs = (std::isnan(r) != std::isnan(a)) ? INFINITY : std::isnan(r) ? 0 : std::fabs(r - a);
-      if (std::isinf(r) && r == a)
+      // Equal values (infinities of the same sign, NaN against NaN) agree; any other pair with
+      // a non-finite side is an infinite error, so it can never pass a tolerance.
+      double abs;
+      if ((std::isnan(r) && std::isnan(a)) || r == a)
         abs = 0;
-      double rel = abs / std::max(std::fabs(r), 1.0);
+      else if (!std::isfinite(r) || !std::isfinite(a))
+        abs = INFINITY;
+      else
+        abs = std::fabs(r - a);
+      double rel = std::isinf(abs) ? INFINITY : abs / std::max(std::fabs(r), 1.0);
       if (rel > c.maxRelError || (abs > c.maxAbsError && c.maxRelError == 0)) {
         c.worstIndex = i;
         c.worstTensor = kernel.tensors[t].name;

@@ -29,6 +29,12 @@ bool touches(const ir::Access &a, const VirtualIndex &v) {
   return false;
 }
 
+// The move of a staging step ("mvin", or "pack, then mvin").
+std::string moveName(const std::string &via) {
+  auto comma = via.rfind(' ');
+  return comma == std::string::npos ? via : via.substr(comma + 1);
+}
+
 int64_t product(const std::vector<int64_t> &v) {
   int64_t n = 1;
   for (int64_t x : v)
@@ -119,6 +125,8 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     }
     lc.footprintBytes = footprint;
     if (lv.registers) {
+      // A register level's working set is its registers, not the data streamed through them.
+      lc.footprintBytes = double(registers) * target_.memories[lv.memory].registerBytes;
       cost.registersUsed = registers;
       int count = int(target_.memories[lv.memory].registerCount);
       if (registers > count)
@@ -137,7 +145,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     // Moves into a scratchpad go at the slower of the path's and the move's own bandwidth.
     for (const auto &p : c.operands)
       if (p.staged[l])
-        if (const hw::Instruction *mv = target_.instruction(p.via[l]);
+        if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l]));
             mv && mv->cost.bandwidthBytesPerCycle > 0)
           bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle) : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[lv.memory].parent >= 0;
@@ -145,7 +153,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     double moveLatency = 0;
     for (const auto &p : c.operands)
       if (p.staged[l])
-        if (const hw::Instruction *mv = target_.instruction(p.via[l]))
+        if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l])))
           moveLatency = std::max(moveLatency, mv->cost.latencyCycles);
     if (lv.softwareManaged && !lv.registers && !c.doubleBuffered[l]) {
       serial += lc.cycles + transfers * moveLatency / coresUsed;

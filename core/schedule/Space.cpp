@@ -187,9 +187,19 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       if (!lv.softwareManaged)
         innermostCache = l;
     }
-    if (c.operands[o].needsPack && !p.output && innermostCache > 0 && p.tensor >= 0) {
-      p.staged[innermostCache] = true;
-      p.via[innermostCache] = "pack";
+    if (c.operands[o].needsPack && p.tensor >= 0) {
+      // A layout change is a copy through the innermost cache level; where the path has none
+      // (a scratchpad filled by DMA), the first staging copy has to make it.
+      if (innermostCache > 0 && !p.output) {
+        p.staged[innermostCache] = true;
+        p.via[innermostCache] = "pack";
+      } else {
+        for (size_t l = 0; l < p.staged.size(); ++l)
+          if (p.staged[l] && !k.levels[l].registers) {
+            p.via[l] = "pack, then " + p.via[l];
+            break;
+          }
+      }
     }
     k.operands.push_back(p);
   }
@@ -206,8 +216,10 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     for (int64_t t = v.instrExtent; t < full; t *= 2)
       opts.push_back(t);
     // Multiples that divide the extent evenly avoid remainders; offer the small ones too.
+    // Small multiples (register tiles such as 5 or 6 vectors), and larger ones that divide the
+    // extent evenly (no remainder).
     for (int64_t m = 3; m <= 16; ++m)
-      if (v.instrExtent * m < full && full % (v.instrExtent * m) == 0)
+      if (v.instrExtent * m < full && (m <= 8 || full % (v.instrExtent * m) == 0))
         opts.push_back(v.instrExtent * m);
     opts.push_back(full);
     std::sort(opts.begin(), opts.end());

@@ -109,6 +109,37 @@ MakeSession onDisk(std::vector<std::pair<std::string, std::string>> files) {
   };
 }
 
+// Analyses `t`, then schedules its first instance on `target` (declared in `t` or shipped):
+// schedule pins are checked when a statement is scheduled.
+MakeSession scheduling(std::string t, std::string target) {
+  return [t, target] {
+    auto s = test::analyse(t);
+    auto kernels = s->instances({});
+    auto tgt = s->target(target);
+    if (!kernels.empty() && tgt)
+      s->schedule(kernels[0], *tgt);
+    return s;
+  };
+}
+
+// A register file under one memory, a broadcast FMA and an add: enough to schedule a GEMM.
+const char *kVectorTarget =
+    "target vec { memory M { size 1 MiB; bandwidth 16 B/cycle; }\n"
+    "  registers R : M { count 8; width 16 B; }\n"
+    "  move ld(d: out f32[4] in R, s: f32[4] in M) { d[i] = s[i]; }\n"
+    "  move st(d: out f32[4] in M, s: f32[4] in R) { d[i] = s[i]; }\n"
+    "  move bc(d: out f32[4] in R, s: f32 in M) { d[i] = s; }\n"
+    "  instr fma4(acc: inout f32[4] in R, a: f32[4] in R, b: f32 in R) { acc[i] += a[i] * b; }\n"
+    "  instr add4(d: out f32[4] in R, a: f32[4] in R, b: f32[4] in R) { d[i] = a[i] + b[i]; } }\n";
+
+// A GEMM whose statement is pinned by `pins`.
+std::string pinnedGemm(const std::string &pins) {
+  return std::string(kVectorTarget) +
+         "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+         "  C[m, n] += A[m, k] * B[k, n];\n  schedule { " +
+         pins + " }\n}\ninstance g = gemm<64, 64, 4>;\n";
+}
+
 const char *kCopy = "kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n";
 const char *kTwoInputs = "kernel k<N>(A: f32[N], X: i32[N]) -> (B: f32[N]) { ";
 const char *kMem = "target t { memory DRAM { size 1 GiB; } ";
@@ -315,6 +346,23 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
+      // ---- schedules -----------------------------------------------------------------------------
+      {"E0701_PinnedInstructionCannotRunIt", "E0701",
+       scheduling(pinnedGemm("map add4;"), "vec"), "schedule { map add4; }",
+       "the pinned instruction 'add4' cannot run statement s0: 'add4' does not accumulate"},
+      {"E0702_ParallelOverAReduction", "E0702",
+       scheduling(pinnedGemm("parallel: k;"), "vec"), "schedule { parallel: k; }",
+       "cannot use this schedule pin: 'k' is not a non-reduction loop to parallelise"},
+      {"E0703_RegisterTileCannotFit", "E0703",
+       scheduling(pinnedGemm("tile R: n 64, m 64;"), "vec"), "schedule { tile R: n 64, m 64; }",
+       "no schedule satisfies the pinned decisions for s0: the register tile needs"},
+      {"E0704_UnknownScheduleItem", "E0704", scheduling(pinnedGemm("mpa fma4;"), "vec"),
+       "mpa fma4;", "unknown schedule item; write `map INSTR;`"},
+      {"E0704_BlockBeforeAnyStatement", "E0704",
+       scheduling("kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  schedule { parallel: i; }\n"
+                  "  B[i] = A[i];\n}\ninstance k1 = k<16>;\n",
+                  "x86_avx512"),
+       "schedule { parallel: i; }", "this one has none"},
       {"W0301_MappingBudgetExhausted", "W0301",
        [] {
          // Twelve indices of extent 2 on a one-lane instruction: far more candidate bindings
