@@ -14,11 +14,7 @@ namespace {
 const std::string kIsamap = ISAMAP_BINARY;
 
 std::string tempFile(const std::string &name, const std::string &text) {
-  fs::path dir = fs::temp_directory_path() / ("isamap-cli-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return test::tempFile("cli", name, text);
 }
 
 const char *kGood = "kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = relu(A[i]); }\n"

@@ -17,14 +17,8 @@ namespace {
 
 const std::string kIsamap = ISAMAP_BINARY;
 
-std::string samplePath(const std::string &name) { return test::sourceDir() + "/samples/" + name; }
-
 std::string tempFile(const std::string &name, const std::string &text) {
-  fs::path dir = fs::temp_directory_path() / ("isamap-map-cli-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return test::tempFile("map-cli", name, text);
 }
 
 test::RunResult map(const std::string &args) { return test::run(kIsamap + " map " + args); }
@@ -57,7 +51,7 @@ std::string pathological() {
 } // namespace
 
 TEST(MapCli, TextRanksCandidatesAndExplainsRejections) {
-  auto r = map(samplePath("gemm.isam") + " --target x86_avx512 --instance gemm_2560x64x2560");
+  auto r = map(test::samplePath("gemm.isam") + " --target x86_avx512 --instance gemm_2560x64x2560");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
   auto ls = lines(r.out);
@@ -109,7 +103,7 @@ TEST(MapCli, TextRanksCandidatesAndExplainsRejections) {
 }
 
 TEST(MapCli, TextOnTheArrayShowsTilesAndDegenerateNotes) {
-  auto r = map(samplePath("dwsep.isam") + " --target systolic16 --instance dwsep_mbv1_8");
+  auto r = map(test::samplePath("dwsep.isam") + " --target systolic16 --instance dwsep_mbv1_8");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // Pointwise: (h, w) fused into the array's column index.
   EXPECT_NE(r.out.find("dwsep_mbv1_8 s1: O[f, h, w] += P[f, c] * T[c, h, w]"), std::string::npos);
@@ -124,7 +118,7 @@ TEST(MapCli, TextOnTheArrayShowsTilesAndDegenerateNotes) {
 }
 
 TEST(MapCli, JsonHasTheDocumentedFields) {
-  auto r = map(samplePath("gemm.isam") +
+  auto r = map(test::samplePath("gemm.isam") +
                " --target x86_avx512 --instance gemm_2560x64x2560 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -139,7 +133,7 @@ TEST(MapCli, JsonHasTheDocumentedFields) {
   EXPECT_EQ(s["target"], "x86_avx512");
   EXPECT_EQ(s["text"], "C[m, n] += A[m, k] * B[k, n]    for m < 2560, n < 64; sum over k < 2560");
   ASSERT_TRUE(s["range"].is_object());
-  EXPECT_EQ(s["range"]["file"], samplePath("gemm.isam"));
+  EXPECT_EQ(s["range"]["file"], test::samplePath("gemm.isam"));
   EXPECT_EQ(s["range"]["start"]["line"], 8); // zero-based: line 9 of gemm.isam
   EXPECT_EQ(s["range"]["start"]["character"], 2);
   EXPECT_GT(s["range"]["end"]["character"].get<int>(), 2);
@@ -202,7 +196,7 @@ TEST(MapCli, JsonHasTheDocumentedFields) {
   EXPECT_FALSE(rejected.count("fma16"));
 
   // The text form lists the same counts.
-  auto t = map(samplePath("gemm.isam") + " --target x86_avx512 --instance gemm_2560x64x2560");
+  auto t = map(test::samplePath("gemm.isam") + " --target x86_avx512 --instance gemm_2560x64x2560");
   EXPECT_NE(t.out.find("on x86_avx512: " + std::to_string(s["mappings"].size()) + " mappings, " +
                        std::to_string(s["rejected"].size()) + " rejected"),
             std::string::npos)
@@ -210,7 +204,7 @@ TEST(MapCli, JsonHasTheDocumentedFields) {
 }
 
 TEST(MapCli, JsonCoversEveryStatementOfEveryInstance) {
-  auto r = map(samplePath("gru.isam") + " --target riscv_rvv --format=json");
+  auto r = map(test::samplePath("gru.isam") + " --target riscv_rvv --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   // Seven instances of an eight-statement kernel.
@@ -231,7 +225,7 @@ TEST(MapCli, JsonCoversEveryStatementOfEveryInstance) {
 }
 
 TEST(MapCli, SystemGivesPartitions) {
-  auto r = map(samplePath("gru.isam") + " --target soc --instance gru_1536x32 --format=json");
+  auto r = map(test::samplePath("gru.isam") + " --target soc --instance gru_1536x32 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   // Each statement on each unit.
@@ -273,7 +267,7 @@ TEST(MapCli, SystemGivesPartitions) {
   EXPECT_TRUE(moved.count("Gx:systolic16->x86_avx512"));
   EXPECT_EQ(p["transfers"][0]["bytes"].get<int64_t>() > 0, true);
 
-  auto t = map(samplePath("gru.isam") + " --target soc --instance gru_1536x32");
+  auto t = map(test::samplePath("gru.isam") + " --target soc --instance gru_1536x32");
   ASSERT_EQ(t.exitCode, 0) << t.err;
   EXPECT_NE(t.out.find("on x86_avx512:"), std::string::npos);
   EXPECT_NE(t.out.find("on systolic16:"), std::string::npos);
@@ -293,7 +287,7 @@ TEST(MapCli, SystemGivesPartitions) {
 }
 
 TEST(MapCli, KernelBoundWithDefinesAndCandidateCap) {
-  auto r = map(samplePath("gemm.isam") +
+  auto r = map(test::samplePath("gemm.isam") +
                " --kernel gemm -D M=32 -D N=48 -D K=16 --target systolic16 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -303,7 +297,7 @@ TEST(MapCli, KernelBoundWithDefinesAndCandidateCap) {
   EXPECT_EQ(best["bindings"], nlohmann::json::parse(R"({"i": ["m"], "j": ["n"], "k": ["k"]})"));
   EXPECT_EQ(best["estimate"]["instructions"], 2 * 3 * 1);
 
-  auto capped = map(samplePath("gemm.isam") +
+  auto capped = map(test::samplePath("gemm.isam") +
                     " --instance gemm_small --target x86_avx512 --max-candidates 1 --format=json");
   ASSERT_EQ(capped.exitCode, 0) << capped.err;
   auto c = nlohmann::json::parse(capped.out);
@@ -314,7 +308,7 @@ TEST(MapCli, KernelBoundWithDefinesAndCandidateCap) {
 }
 
 TEST(MapCli, BadInputExitsOneWithADiagnostic) {
-  std::string gemm = samplePath("gemm.isam");
+  std::string gemm = test::samplePath("gemm.isam");
   {
     auto r = map(gemm + " --target nope");
     EXPECT_EQ(r.exitCode, 1);
@@ -367,7 +361,7 @@ TEST(MapCli, BadInputExitsOneWithADiagnostic) {
 }
 
 TEST(MapCli, UsageErrorsExitTwo) {
-  std::string gemm = samplePath("gemm.isam");
+  std::string gemm = test::samplePath("gemm.isam");
   for (const std::string &args : std::vector<std::string>{
            "", gemm, "--target x86_avx512", gemm + " --target x86_avx512 --format=xml",
         gemm + " --target x86_avx512 --budget-ms 0", gemm + " --target x86_avx512 --budget-ms -5",

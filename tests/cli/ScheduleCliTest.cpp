@@ -19,14 +19,8 @@ namespace {
 
 const std::string kIsamap = ISAMAP_BINARY;
 
-std::string samplePath(const std::string &name) { return test::sourceDir() + "/samples/" + name; }
-
 std::string tempFile(const std::string &name, const std::string &text) {
-  fs::path dir = fs::temp_directory_path() / ("isamap-schedule-cli-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return test::tempFile("schedule-cli", name, text);
 }
 
 test::RunResult scheduleCmd(const std::string &args) {
@@ -38,7 +32,7 @@ bool has(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-const std::string kGemmSmall = samplePath("gemm.isam") + " --instance gemm_small";
+const std::string kGemmSmall = test::samplePath("gemm.isam") + " --instance gemm_small";
 
 const std::string kPinnedGemm =
     "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
@@ -93,7 +87,7 @@ TEST(ScheduleCli, TextShowsTheScheduleIrAndItsCost) {
 
 TEST(ScheduleCli, ScalarFallbackIsShownAsSuch) {
   // bf16 operands converted to f32: no instruction of x86_avx512 runs the statement.
-  auto r = scheduleCmd(samplePath("gemm.isam") + " --instance gemm_bf16_small -t x86_avx512");
+  auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_bf16_small -t x86_avx512");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  no instruction runs it fully: scalar code\n")) << r.out;
   EXPECT_TRUE(has(r.out, "bound: scalar code")) << r.out;
@@ -101,7 +95,7 @@ TEST(ScheduleCli, ScalarFallbackIsShownAsSuch) {
 }
 
 TEST(ScheduleCli, SystolicScheduleShowsStagedDoubleBufferedTiles) {
-  auto r = scheduleCmd(samplePath("gemm.isam") + " --instance gemm_1760x128x1760 -t systolic16");
+  auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_1760x128x1760 -t systolic16");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  mapping: mma (")) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n  buffer A@SPAD: \[\d+, \d+\] in SPAD, double-buffered\n)")))
@@ -195,7 +189,7 @@ TEST(ScheduleCli, JsonHasTheDocumentedFields) {
 }
 
 TEST(ScheduleCli, JsonOfSeveralInstancesIsAnArrayAndHeadlinesTheSlowestStatement) {
-  auto r = scheduleCmd(samplePath("mlp.isam") + " -t x86_avx2 --format=json");
+  auto r = scheduleCmd(test::samplePath("mlp.isam") + " -t x86_avx2 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // mlp.isam declares six instances, so the output is an array of them.
   auto j = nlohmann::json::parse(r.out);
@@ -249,7 +243,7 @@ TEST(ScheduleCli, CheckPassesOnGemmSmall) {
 
 TEST(ScheduleCli, CheckPassesOnEveryTargetAndInJson) {
   for (const char *target : {"x86_avx512", "x86_avx2", "arm_neon", "riscv_rvv", "systolic16"}) {
-    auto r = scheduleCmd(samplePath("mlp.isam") + " --instance mlp_small -t " + target +
+    auto r = scheduleCmd(test::samplePath("mlp.isam") + " --instance mlp_small -t " + target +
                       " --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << target << ": " << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
@@ -323,7 +317,7 @@ TEST(ScheduleCli, UnknownTargetOrInstanceIsAnInputError) {
   EXPECT_EQ(t.exitCode, 1) << t.out << t.err;
   EXPECT_TRUE(has(t.err, "error[E0202]: unknown target 'x86_avx513'")) << t.err;
   EXPECT_EQ(t.out, "");
-  auto i = scheduleCmd(samplePath("gemm.isam") + " -t x86_avx512 --instance gemm_smal");
+  auto i = scheduleCmd(test::samplePath("gemm.isam") + " -t x86_avx512 --instance gemm_smal");
   EXPECT_EQ(i.exitCode, 1) << i.out << i.err;
   EXPECT_TRUE(has(i.err, "no instance named 'gemm_smal'; did you mean 'gemm_small'?")) << i.err;
   EXPECT_EQ(i.out, "");
@@ -374,7 +368,7 @@ TEST(RunCli, InterpretJsonParsesAndAgreesWithTheInterpreter) {
   ASSERT_EQ(out["first"].size(), 35u) << "--show 40 prints every one of the 35";
 
   // The same computation in process: the seeded inputs and the reference interpreter.
-  auto session = test::analyse(test::readFile(samplePath("gemm.isam")));
+  auto session = test::analyse(test::readFile(test::samplePath("gemm.isam")));
   InstanceSelector sel;
   sel.instance = "gemm_small";
   auto kernels = session->instances(sel);
@@ -401,7 +395,7 @@ TEST(RunCli, InterpretJsonParsesAndAgreesWithTheInterpreter) {
 }
 
 TEST(RunCli, EveryInstanceOfAFileAndMultipleOutputs) {
-  auto r = runCmd(samplePath("lstm.isam") + " --kernel lstm_cell -D B=2 -D I=3 -D H=4 "
+  auto r = runCmd(test::samplePath("lstm.isam") + " --kernel lstm_cell -D B=2 -D I=3 -D H=4 "
                                             "--interpret --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -418,7 +412,7 @@ TEST(RunCli, UsageAndInputErrors) {
   auto noInterpret = runCmd(kGemmSmall);
   EXPECT_EQ(noInterpret.exitCode, 2) << noInterpret.err;
   EXPECT_TRUE(has(noInterpret.err, "--interpret")) << noInterpret.err;
-  auto unknown = runCmd(samplePath("gemm.isam") + " --instance gemm_smal --interpret");
+  auto unknown = runCmd(test::samplePath("gemm.isam") + " --instance gemm_smal --interpret");
   EXPECT_EQ(unknown.exitCode, 1);
   EXPECT_TRUE(has(unknown.err, "did you mean 'gemm_small'?")) << unknown.err;
 }

@@ -33,6 +33,17 @@ std::string rangeText(Session &s, const Diagnostic &d) {
 
 std::string sourceDir() { return ISAMAP_SOURCE_DIR; }
 
+std::string samplePath(const std::string &name) { return sourceDir() + "/samples/" + name; }
+
+std::string tempFile(const std::string &group, const std::string &name, const std::string &text) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("isamap-" + group + "-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p.string();
+}
+
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -20,6 +20,9 @@ std::vector<Diagnostic> withCode(Session &s, const std::string &code);
 std::string rangeText(Session &s, const Diagnostic &d);
 
 std::string sourceDir();
+std::string samplePath(const std::string &name); // samples/NAME in the source tree
+// Writes `text` to NAME in a per-process temporary directory named after `group`.
+std::string tempFile(const std::string &group, const std::string &name, const std::string &text);
 std::string readFile(const std::string &path);
 
 struct RunResult {
