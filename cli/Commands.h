@@ -13,5 +13,6 @@ Action registerDumpIr(CLI::App &app);
 Action registerMap(CLI::App &app);
 Action registerRun(CLI::App &app);
 Action registerSchedule(CLI::App &app);
+Action registerViz(CLI::App &app);
 
 } // namespace isam::cli

@@ -1,0 +1,214 @@
+// `isamap viz FILE --what=kernel|hardware|mapping|schedule --format=dot|svg|png -o OUT`: a
+// picture of a kernel's dataflow, a hardware description, a statement's mapping or a schedule,
+// rendered in process by Graphviz. The output is written atomically (a temporary file in OUT's
+// directory, then a rename): on any error nothing is written. `-o -` writes to stdout; a device
+// or FIFO is written in place.
+#include "Commands.h"
+#include "Common.h"
+#include "viz/Render.h"
+#include "viz/Viz.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace isam::cli {
+
+namespace {
+
+bool writeAll(int fd, const std::string &data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    done += size_t(n);
+  }
+  return true;
+}
+
+// Writes `data` to `path` through a temporary file in the same directory and a rename, so that
+// OUT is either the old file or the whole new one; false (with `error` set, and nothing left
+// behind) on failure. A symbolic link is followed (the file it names is replaced, the link
+// stays). What is not a regular file (a device such as /dev/null or /dev/stdout, a FIFO) is
+// written in place: a rename would replace the device itself.
+bool writeOutput(const std::string &path, const std::string &data, std::string &error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      error = "'" + path + "' is a directory";
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || !writeAll(fd, data)) {
+        error = "cannot write '" + path + "': " + std::strerror(errno);
+        if (fd >= 0)
+          close(fd);
+        return false;
+      }
+      close(fd);
+      return true;
+    }
+  }
+  fs::path target(path);
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    fs::path resolved = fs::weakly_canonical(target, ec);
+    if (!ec)
+      target = resolved;
+  }
+  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(dir, ec)) {
+    error = "the directory '" + dir.string() + "' does not exist";
+    return false;
+  }
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    error = "cannot create a file in '" + dir.string() + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string tmp(name.data());
+  auto fail = [&](const std::string &what) {
+    error = what + ": " + std::strerror(errno);
+    if (fd >= 0)
+      close(fd);
+    unlink(tmp.c_str());
+    return false;
+  };
+  // The permissions a plain new file would get (or those of the file replaced).
+  mode_t mode;
+  if (stat(target.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (fchmod(fd, mode) != 0)
+    return fail("cannot set the permissions of '" + tmp + "'");
+  if (!writeAll(fd, data) || fsync(fd) != 0)
+    return fail("cannot write '" + tmp + "'");
+  int closed = close(fd);
+  fd = -1;
+  if (closed != 0)
+    return fail("cannot write '" + tmp + "'");
+  if (rename(tmp.c_str(), target.c_str()) != 0)
+    return fail("cannot replace '" + target.string() + "'");
+  return true;
+}
+
+} // namespace
+
+Action registerViz(CLI::App &app) {
+  struct Options {
+    std::string file, what, target, output, format = "svg", search = "beam";
+    std::vector<std::string> includeDirs;
+    SelectorOptions selector;
+    size_t statement = 0;
+    size_t mapping = 1;
+    size_t maxNodes = viz::Graph::kDefaultMaxNodes;
+    double budgetMs = 60000;
+    size_t budgetCandidates = 3000;
+    uint64_t seed = 1;
+  };
+  auto opts = std::make_shared<Options>();
+  auto *cmd = app.add_subcommand(
+      "viz", "Draw a kernel, a hardware description, a mapping or a schedule (Graphviz)");
+  cmd->add_option("file", opts->file, "The .isam file")->required();
+  cmd->add_option("--what", opts->what, "What to draw: kernel, hardware, mapping or schedule")
+      ->required()
+      ->check(CLI::IsMember({"kernel", "hardware", "mapping", "schedule"}));
+  cmd->add_option("-t,--target", opts->target,
+                  "Target or system name (default: the one the file declares)");
+  auto *statement =
+      cmd->add_option("--statement", opts->statement,
+                      "Statement index (mapping: default 0; schedule: default every statement)");
+  cmd->add_option("--mapping", opts->mapping, "Which mapping to draw, best first (default 1)")
+      ->check(CLI::Range(size_t(1), size_t(1000000)));
+  cmd->add_option("--format", opts->format, "Output format: dot, svg or png (default svg)")
+      ->check(CLI::IsMember({"dot", "svg", "png"}));
+  cmd->add_option("-o,--output", opts->output, "Output file, or - for stdout")->required();
+  cmd->add_option("--max-nodes", opts->maxNodes,
+                  "Nodes drawn at most; the rest is summarised by one node (default 200)")
+      ->check(CLI::Range(size_t(1), size_t(100000)));
+  cmd->add_option("-I,--include", opts->includeDirs, "Directory searched for imports")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--search", opts->search, "Schedule search strategy")
+      ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
+  cmd->add_option("--budget-ms", opts->budgetMs, "Schedule search time budget per statement")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--budget-candidates", opts->budgetCandidates,
+                  "Schedules evaluated per statement at most")
+      ->check(CLI::Range(size_t(1), size_t(100000000)));
+  cmd->add_option("--seed", opts->seed, "Seed of the schedule search");
+  addSelectorOptions(*cmd, opts->selector);
+  return [opts, statement]() {
+    SessionOptions so;
+    so.searchPath = opts->includeDirs;
+    Session session(so);
+    InstanceSelector sel;
+    if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
+        !session.loadFile(opts->file)) {
+      printDiagnostics(session, Format::Text);
+      return 1;
+    }
+    viz::Request r;
+    r.what = *viz::parseWhat(opts->what);
+    r.target = opts->target;
+    r.selector = sel;
+    if (statement->count() > 0)
+      r.statement = opts->statement;
+    r.mapping = opts->mapping - 1;
+    r.options.maxNodes = opts->maxNodes;
+    r.scheduleOptions.search = opts->search;
+    r.scheduleOptions.budget.milliseconds = opts->budgetMs;
+    r.scheduleOptions.budget.candidates = opts->budgetCandidates;
+    r.scheduleOptions.seed = opts->seed;
+    auto dot = viz::dotFor(session, r);
+    if (!dot || session.diagnostics().hasErrors()) {
+      printDiagnostics(session, Format::Text);
+      return 1;
+    }
+    viz::Format format = opts->format == "dot"   ? viz::Format::Dot
+                         : opts->format == "png" ? viz::Format::Png
+                                                 : viz::Format::Svg;
+    viz::Rendered out = viz::render(*dot, format);
+    if (!session.diagnostics().all().empty())
+      printDiagnostics(session, Format::Text); // warnings
+    if (!out.ok) {
+      std::cerr << "isamap: error: Graphviz failed: " << out.error << "\n";
+      return 1;
+    }
+    if (opts->output == "-") {
+      std::cout.write(out.data.data(), std::streamsize(out.data.size()));
+      std::cout.flush();
+      if (!std::cout) {
+        std::cerr << "isamap: error: cannot write to stdout\n";
+        return 1;
+      }
+      return 0;
+    }
+    std::string error;
+    if (!writeOutput(opts->output, out.data, error)) {
+      std::cerr << "isamap: error: " << error << "\n";
+      return 1;
+    }
+    return 0;
+  };
+}
+
+} // namespace isam::cli
