@@ -4,11 +4,16 @@
 #include "IsamParser.h"
 #include "antlr4-runtime.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <regex>
+#include <string_view>
 
 namespace isam {
 
@@ -197,6 +202,120 @@ private:
   uint32_t count_ = 0;
 };
 
+// The ASCII shadow as the character stream tokens take their text from. (ANTLRInputStream would
+// first copy the whole file into UTF-32.)
+class ShadowStream : public antlr4::CharStream {
+public:
+  explicit ShadowStream(const std::string &text) : text_(text) {}
+
+  void consume() override {
+    if (pos_ >= text_.size())
+      throw antlr4::IllegalStateException("cannot consume EOF");
+    ++pos_;
+  }
+  size_t LA(ssize_t i) override {
+    if (i == 0)
+      return 0; // undefined, as in ANTLRInputStream
+    ssize_t at = ssize_t(pos_) + (i > 0 ? i - 1 : i);
+    if (at < 0 || size_t(at) >= text_.size())
+      return antlr4::IntStream::EOF;
+    return static_cast<unsigned char>(text_[size_t(at)]);
+  }
+  ssize_t mark() override { return -1; }
+  void release(ssize_t) override {}
+  size_t index() override { return pos_; }
+  void seek(size_t index) override { pos_ = std::min(index, text_.size()); }
+  size_t size() override { return text_.size(); }
+  std::string getSourceName() const override { return antlr4::IntStream::UNKNOWN_SOURCE_NAME; }
+  std::string getText(const antlr4::misc::Interval &interval) override {
+    if (interval.a < 0 || interval.b < interval.a || size_t(interval.a) >= text_.size())
+      return "";
+    return text_.substr(size_t(interval.a), size_t(interval.b - interval.a) + 1);
+  }
+  std::string toString() const override { return text_; }
+
+private:
+  const std::string &text_;
+  size_t pos_ = 0;
+};
+
+// The scanner's tokens: what CommonToken holds in 64 bytes instead of 112, their memory from the
+// parse's arena rather than one allocation and one free each (a file has tens of thousands).
+class ScannedToken final : public antlr4::WritableToken {
+public:
+  ScannedToken(antlr4::TokenSource *source, size_t type, size_t channel, size_t start, size_t stop,
+               size_t line, size_t column)
+      : source_(source), start_(start), stop_(stop), type_(packType(type)),
+        channel_(uint32_t(channel)), line_(uint32_t(line)), column_(uint32_t(column)) {}
+
+  static void *operator new(size_t size, gen::ParseArena &arena) { return arena.allocate(size); }
+  // The token stream still deletes each token: that runs the destructor, and the arena frees the
+  // memory afterwards.
+  static void operator delete(void *) {}
+  static void operator delete(void *, gen::ParseArena &) {}
+
+  // As CommonToken's: the text set, else the source's, and "<EOF>" for the end of file.
+  std::string getText() const override {
+    if (text_)
+      return *text_;
+    antlr4::CharStream *input = getInputStream();
+    if (start_ < input->size() && stop_ < input->size())
+      return input->getText(antlr4::misc::Interval(start_, stop_));
+    return "<EOF>";
+  }
+  size_t getType() const override { return type_ == eofType ? antlr4::Token::EOF : type_; }
+  size_t getLine() const override { return line_; }
+  size_t getCharPositionInLine() const override { return column_; }
+  size_t getChannel() const override { return channel_; }
+  size_t getTokenIndex() const override { return index_; }
+  size_t getStartIndex() const override { return start_; }
+  size_t getStopIndex() const override { return stop_; }
+  antlr4::TokenSource *getTokenSource() const override { return source_; }
+  antlr4::CharStream *getInputStream() const override { return source_->getInputStream(); }
+  // CommonToken's format, with the type as a number.
+  std::string toString() const override {
+    std::string text = getText();
+    return "[@" + std::to_string(ssize_t(index_)) + "," + std::to_string(start_) + ":" +
+           std::to_string(ssize_t(stop_)) + "='" + text + "',<" +
+           std::to_string(ssize_t(getType())) + ">" +
+           (channel_ > 0 ? ",channel=" + std::to_string(channel_) : "") + "," +
+           std::to_string(line_) + ":" + std::to_string(column_) + "]";
+  }
+
+  void setText(const std::string &text) override { text_ = std::make_unique<std::string>(text); }
+  void setType(size_t type) override { type_ = packType(type); }
+  void setLine(size_t line) override { line_ = uint32_t(line); }
+  void setCharPositionInLine(size_t column) override { column_ = uint32_t(column); }
+  void setChannel(size_t channel) override { channel_ = uint32_t(channel); }
+  void setTokenIndex(size_t index) override { index_ = index; }
+
+private:
+  // Types fit 32 bits, but for EOF (size_t(-1)).
+  static constexpr uint32_t eofType = UINT32_MAX;
+  static uint32_t packType(size_t type) {
+    return type == antlr4::Token::EOF ? eofType : uint32_t(type);
+  }
+
+  antlr4::TokenSource *source_;
+  std::unique_ptr<std::string> text_; // only if set: the text is the source's
+  size_t start_, stop_, index_ = INVALID_INDEX;
+  uint32_t type_, channel_, line_, column_;
+};
+
+// Makes rule contexts come from `arena` while in scope (ArenaRuleContext, grammar/Isam.g4).
+class ContextArenaScope {
+public:
+  explicit ContextArenaScope(gen::ParseArena &arena) : previous_(gen::ArenaRuleContext::arena) {
+    gen::ArenaRuleContext::arena = &arena;
+  }
+  ~ContextArenaScope() { gen::ArenaRuleContext::arena = previous_; }
+  ContextArenaScope(const ContextArenaScope &) = delete;
+  ContextArenaScope &operator=(const ContextArenaScope &) = delete;
+
+private:
+  gen::ParseArena *previous_;
+};
+
 // The lexer. ANTLR's generated lexer simulates its ATN per character (a locked hash lookup for
 // every DFA edge), which took a third of `check`; this scanner produces the same tokens directly.
 // Fixed-text tokens (keywords, operators) come from the generated vocabulary, so they follow the
@@ -205,8 +324,10 @@ private:
 // the generated lexer's (checkAgainstGeneratedLexer).
 class Scanner : public antlr4::TokenSource {
 public:
-  // `text` is the ASCII shadow that `input` holds: tokens take their text from `input`.
-  Scanner(const std::string &text, antlr4::CharStream &input) : text_(text), input_(input) {}
+  // `text` is the ASCII shadow of `file` that `input` holds: tokens take their text from `input`,
+  // and their memory from `arena`.
+  Scanner(FileId file, const std::string &text, antlr4::CharStream &input, gen::ParseArena &arena)
+      : file_(file), arena_(arena), text_(text), input_(input) {}
 
   std::unique_ptr<antlr4::Token> nextToken() override {
     for (;;) {
@@ -220,12 +341,17 @@ public:
       advance(length);
       if (type == IsamLexer::WS)
         continue;
-      size_t channel = type == IsamLexer::LINE_COMMENT || type == IsamLexer::BLOCK_COMMENT
-                           ? antlr4::Token::HIDDEN_CHANNEL
-                           : antlr4::Token::DEFAULT_CHANNEL;
-      return token(type, channel, start, start + length - 1, line, column);
+      bool comment = type == IsamLexer::LINE_COMMENT || type == IsamLexer::BLOCK_COMMENT;
+      if (comment)
+        comments_.push_back({{file_, uint32_t(start), uint32_t(start + length)}});
+      return token(type, comment ? antlr4::Token::HIDDEN_CHANNEL : antlr4::Token::DEFAULT_CHANNEL,
+                   start, start + length - 1, line, column);
     }
   }
+
+  // The comments scanned (the hidden tokens), gathered here rather than by walking all tokens
+  // again once they have gone cold.
+  std::vector<ast::Comment> takeComments() { return std::move(comments_); }
 
   size_t getLine() const override { return line_; }
   size_t getCharPositionInLine() override { return column_; }
@@ -261,9 +387,11 @@ private:
     return table;
   }
 
-  static bool isIdStart(unsigned char c) { return std::isalpha(c) || c == '_'; }
-  static bool isIdPart(unsigned char c) { return std::isalnum(c) || c == '_'; }
   static bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+  static bool isIdStart(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  }
+  static bool isIdPart(unsigned char c) { return isIdStart(c) || isDigit(c); }
   static bool isSpace(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f';
   }
@@ -275,15 +403,16 @@ private:
   std::pair<size_t, size_t> longestMatch(size_t i) const {
     size_t bestType = IsamLexer::UNEXPECTED, bestLength = 1; // UNEXPECTED : . ;
     auto consider = [&](size_t type, size_t length) {
-      if (length > bestLength || (length == bestLength && length > 0 && type < bestType)) {
+      if (length > bestLength || (length == bestLength && type < bestType)) {
         bestType = type;
         bestLength = length;
       }
     };
     unsigned char c = at(i);
+    std::string_view rest = std::string_view(text_).substr(i);
     if (c < 128)
       for (const Literal &l : literals()[c])
-        if (text_.compare(i, l.text.size(), l.text) == 0)
+        if (rest.substr(0, l.text.size()) == l.text)
           consider(l.type, l.text.size());
     consider(IsamLexer::NUMBER, number(i));
     if (isIdStart(c)) { // ID : [a-zA-Z_] [a-zA-Z_0-9]* ;
@@ -369,16 +498,16 @@ private:
 
   std::unique_ptr<antlr4::Token> token(size_t type, size_t channel, size_t start, size_t stop,
                                        size_t line, size_t column) {
-    auto t = std::make_unique<antlr4::CommonToken>(std::make_pair(this, &input_), type, channel,
-                                                   start, stop);
-    t->setLine(line);
-    t->setCharPositionInLine(column);
-    return t;
+    return std::unique_ptr<antlr4::Token>(
+        new (arena_) ScannedToken(this, type, channel, start, stop, line, column));
   }
 
+  FileId file_;
+  gen::ParseArena &arena_;
   const std::string &text_;
   antlr4::CharStream &input_;
   size_t pos_ = 0, line_ = 1, column_ = 0;
+  std::vector<ast::Comment> comments_;
 };
 
 #ifndef NDEBUG
@@ -408,7 +537,8 @@ void checkAgainstGeneratedLexer(const std::string &shadow,
 bool withinLimits(antlr4::CommonTokenStream &tokens, FileId file, const ParseLimits &limits,
                   DiagnosticSink &diags) {
   uint32_t depth = 0, unaryRun = 0, statementTokens = 0;
-  for (antlr4::Token *t : tokens.getTokens()) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    antlr4::Token *t = tokens.get(i);
     if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
       continue;
     size_t type = t->getType();
@@ -463,13 +593,45 @@ antlr4::ParserRuleContext *asRule(antlr4::tree::ParseTree *t) {
   return isTerminal(t) ? nullptr : static_cast<antlr4::ParserRuleContext *>(t);
 }
 
-// `c->rule()` for a rule invoked several times in `c`.
-template <class Ctx> std::vector<Ctx *> rules(antlr4::ParserRuleContext *c, size_t ruleIndex) {
-  std::vector<Ctx *> out;
-  for (auto *child : c->children)
-    if (auto *r = asRule(child); r && r->getRuleIndex() == ruleIndex)
-      out.push_back(static_cast<Ctx *>(r));
-  return out;
+// `c->rule()` for a rule invoked several times in `c`, as a view of the children rather than a
+// vector: expressions are numerous enough for the copies to count.
+template <class Ctx> class Rules {
+public:
+  Rules(antlr4::ParserRuleContext *c, size_t ruleIndex)
+      : children_(c->children), ruleIndex_(ruleIndex) {}
+
+  class Iterator {
+  public:
+    Iterator(const Rules &rules, size_t i) : rules_(rules), i_(rules.next(i)) {}
+    Ctx *operator*() const { return static_cast<Ctx *>(rules_.children_[i_]); }
+    Iterator &operator++() {
+      i_ = rules_.next(i_ + 1);
+      return *this;
+    }
+    bool operator!=(const Iterator &other) const { return i_ != other.i_; }
+
+  private:
+    const Rules &rules_;
+    size_t i_;
+  };
+  Iterator begin() const { return {*this, 0}; }
+  Iterator end() const { return {*this, children_.size()}; }
+
+private:
+  // The first matching child at or after i.
+  size_t next(size_t i) const {
+    for (; i < children_.size(); ++i)
+      if (auto *r = asRule(children_[i]); r && r->getRuleIndex() == ruleIndex_)
+        break;
+    return i;
+  }
+
+  const std::vector<antlr4::tree::ParseTree *> &children_;
+  size_t ruleIndex_;
+};
+
+template <class Ctx> Rules<Ctx> rules(antlr4::ParserRuleContext *c, size_t ruleIndex) {
+  return {c, ruleIndex};
 }
 
 // `c->rule()` for a rule invoked at most once in `c`.
@@ -641,9 +803,6 @@ private:
       op = static_cast<P::MulExprContext *>(c)->op;
     if (!op)
       return nullptr;
-    std::vector<P::ExprContext *> operands = rules<P::ExprContext>(c, P::RuleExpr);
-    if (operands.size() != 2)
-      return nullptr;
     switch (op->getType()) {
     case IsamLexer::PLUS:
       e->kind = ast::Expr::Kind::Add;
@@ -658,12 +817,14 @@ private:
       e->kind = ast::Expr::Kind::Div;
       break;
     }
-    for (auto *o : operands) {
+    for (auto *o : rules<P::ExprContext>(c, P::RuleExpr)) {
       auto a = expr(o);
       if (!a)
         return nullptr;
       e->args.push_back(std::move(a));
     }
+    if (e->args.size() != 2)
+      return nullptr;
     return e;
   }
 
@@ -994,8 +1155,10 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
   const std::string &text = sm.text(file);
   std::string shadow = asciiShadow(text, file, diags);
 
-  antlr4::ANTLRInputStream input(shadow);
-  Scanner scanner(shadow, input);
+  // Tokens and rule contexts live in `arena`, declared first so that it outlives them.
+  gen::ParseArena arena;
+  ShadowStream input(shadow);
+  Scanner scanner(file, shadow, input, arena);
   antlr4::CommonTokenStream tokens(&scanner);
   tokens.fill();
 #ifndef NDEBUG
@@ -1007,6 +1170,7 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
   if (!withinLimits(tokens, file, limits, diags))
     return empty;
 
+  ContextArenaScope contextsInArena(arena);
   IsamParser parser(&tokens);
   parser.removeErrorListeners();
   // Two-stage parsing: the fast SLL mode succeeds on almost all input; only a failure pays for
@@ -1043,10 +1207,7 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
   for (auto &t : result.targets)
     for (auto &i : t.instrs)
       i.incomplete = hasErrorIn(i.range);
-  for (antlr4::Token *t : tokens.getTokens())
-    if (t->getType() == IsamLexer::LINE_COMMENT || t->getType() == IsamLexer::BLOCK_COMMENT)
-      result.comments.push_back(
-          {{file, uint32_t(t->getStartIndex()), uint32_t(t->getStopIndex() + 1)}});
+  result.comments = scanner.takeComments();
   return result;
 }
 
