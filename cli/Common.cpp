@@ -13,6 +13,25 @@ void addCommonOptions(CLI::App &cmd, CommonOptions &opts) {
           std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}}));
 }
 
+void addSearchOptions(CLI::App &cmd, SearchOptions &opts) {
+  cmd.add_option("--search", opts.search, "Search strategy")
+      ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
+  cmd.add_option("--budget-ms", opts.budgetMs, "Search time budget per statement")
+      ->check(kPositive);
+  cmd.add_option("--budget-candidates", opts.budgetCandidates,
+                 "Schedules evaluated per statement at most")
+      ->check(CLI::Range(size_t(1), size_t(100000000)));
+}
+
+schedule::ScheduleOptions scheduleOptions(const SearchOptions &opts, uint64_t seed) {
+  schedule::ScheduleOptions so;
+  so.search = opts.search;
+  so.budget.milliseconds = opts.budgetMs;
+  so.budget.candidates = opts.budgetCandidates;
+  so.seed = seed;
+  return so;
+}
+
 void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts) {
   cmd.add_option("--instance", opts.instance, "Work on this instance (default: every instance)");
   auto *kernel =

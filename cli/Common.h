@@ -34,7 +34,16 @@ inline const CLI::Validator kPositive(
     },
     "POSITIVE");
 
+// How the scheduler searches (schedule, run --target, compile).
+struct SearchOptions {
+  std::string search = "beam";
+  double budgetMs = 2000;
+  size_t budgetCandidates = 3000;
+};
+
 void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
+void addSearchOptions(CLI::App &cmd, SearchOptions &opts);
+schedule::ScheduleOptions scheduleOptions(const SearchOptions &opts, uint64_t seed);
 void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts);
 
 SessionOptions sessionOptions(const CommonOptions &opts);

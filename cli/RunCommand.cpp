@@ -1,75 +1,214 @@
-// `isamap run FILE --interpret`: executes the selected instances with the reference
-// interpreter on seeded random inputs and prints a summary of each output.
+// `isamap run FILE`: executes the selected instances on seeded random inputs, either with the
+// reference interpreter (--interpret) or as native code compiled for a target in process
+// (--target NAME, ORC JIT), which can be checked against the interpreter (--check) and timed
+// (--repeat). Prints a summary of each output.
 #include "Commands.h"
 #include "Common.h"
+#include "backends/llvm/Jit.h"
+#include "backends/llvm/NativeBuffers.h"
 #include "interp/Interpreter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 namespace isam::cli {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+nlohmann::json summariseOutputs(const ir::Kernel &k, const interp::Buffers &buffers, size_t show,
+                                bool text) {
+  nlohmann::json outputs = nlohmann::json::array();
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    if (k.tensors[t].role != ir::TensorRole::Output)
+      continue;
+    double sum = 0, sumAbs = 0;
+    for (double v : buffers[t])
+      sum += v, sumAbs += std::fabs(v);
+    std::vector<double> first(buffers[t].begin(),
+                              buffers[t].begin() + std::min(show, buffers[t].size()));
+    outputs.push_back({{"tensor", k.tensors[t].name},
+                       {"elements", buffers[t].size()},
+                       {"sum", sum},
+                       {"sumAbs", sumAbs},
+                       {"first", first}});
+    if (text) {
+      std::cout << "  " << k.tensors[t].name << ": " << buffers[t].size() << " elements, sum "
+                << sum << ", sum|x| " << sumAbs << ", first";
+      for (double v : first)
+        std::cout << " " << v;
+      std::cout << "\n";
+    }
+  }
+  return outputs;
+}
+
+// The thread count generated code will use: ISAMAP_NUM_THREADS if positive, else the cores.
+unsigned threadsFor(const hw::Target &target) {
+  const char *env = std::getenv("ISAMAP_NUM_THREADS");
+  int n = env ? std::atoi(env) : 0;
+  return n > 0 ? unsigned(n) : std::max(1u, target.cores);
+}
+
+} // namespace
+
 Action registerRun(CLI::App &app) {
   struct Options {
-    std::string file;
+    std::string file, target;
     CommonOptions common;
     SelectorOptions selector;
-    bool interpret = false;
+    SearchOptions search;
+    bool interpret = false, check = false;
     uint64_t seed = 1;
-    size_t show = 8;
+    size_t show = 8, repeat = 1;
+    unsigned threads = 0;
   };
   auto opts = std::make_shared<Options>();
   auto *cmd = app.add_subcommand("run", "Run instances on seeded random inputs");
   cmd->add_option("file", opts->file, "The .isam file")->required();
-  cmd->add_flag("--interpret", opts->interpret, "Run with the reference interpreter")->required();
-  cmd->add_option("--seed", opts->seed, "Seed of the random inputs");
+  auto *interpret =
+      cmd->add_flag("--interpret", opts->interpret, "Run with the reference interpreter");
+  auto *target = cmd->add_option("-t,--target", opts->target,
+                                 "Compile for this target and run natively (e.g. host)");
+  interpret->excludes(target);
+  cmd->add_flag("--check", opts->check,
+                "Compare with the reference interpreter; exit 1 beyond tolerance")
+      ->needs(target);
+  cmd->add_option("--repeat", opts->repeat, "Timed runs (the best and the median are printed)")
+      ->check(CLI::Range(size_t(1), size_t(1000000)))
+      ->needs(target);
+  cmd->add_option("--threads", opts->threads, "Threads (default: ISAMAP_NUM_THREADS, else the "
+                                              "target's cores)")
+      ->check(CLI::Range(1u, 4096u))
+      ->needs(target);
+  cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
+  addSearchOptions(*cmd, opts->search);
   return [opts]() {
+    if (!opts->interpret && opts->target.empty()) {
+      std::cerr << "isamap run: say how to run: --interpret, or --target NAME (e.g. host)\n";
+      return 2;
+    }
+    bool text = opts->common.format == Format::Text;
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
     if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
       return 1;
+    std::optional<hw::Target> target;
+    std::unique_ptr<backend::Jit> jit;
+    if (!opts->target.empty()) {
+      target = session.target(opts->target);
+      if (session.diagnostics().hasErrors() || !target) {
+        printDiagnostics(session, opts->common.format);
+        return 1;
+      }
+      auto made = backend::Jit::create(*target);
+      if (!made) {
+        std::cerr << "isamap run: " << llvm::toString(made.takeError()) << "\n";
+        return 1;
+      }
+      jit = std::move(*made);
+      if (opts->threads)
+        setenv("ISAMAP_NUM_THREADS", std::to_string(opts->threads).c_str(), 1);
+    }
     nlohmann::json results = nlohmann::json::array();
+    bool failed = false;
     for (const auto &k : kernels) {
       interp::Buffers buffers = interp::randomInputs(k, opts->seed);
-      auto start = std::chrono::steady_clock::now();
-      interp::run(k, buffers);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                      .count();
-      nlohmann::json outputs = nlohmann::json::array();
-      if (opts->common.format == Format::Text)
-        std::cout << k.name << ": interpreted in " << ms << " ms (seed " << opts->seed << ")\n";
-      for (size_t t = 0; t < k.tensors.size(); ++t) {
-        if (k.tensors[t].role != ir::TensorRole::Output)
-          continue;
-        double sum = 0, sumAbs = 0;
-        for (double v : buffers[t])
-          sum += v, sumAbs += std::fabs(v);
-        std::vector<double> first(buffers[t].begin(),
-                                  buffers[t].begin() + std::min(opts->show, buffers[t].size()));
-        outputs.push_back({{"tensor", k.tensors[t].name},
-                           {"elements", buffers[t].size()},
-                           {"sum", sum},
-                           {"sumAbs", sumAbs},
-                           {"first", first}});
-        if (opts->common.format == Format::Text) {
-          std::cout << "  " << k.tensors[t].name << ": " << buffers[t].size()
-                    << " elements, sum " << sum << ", sum|x| " << sumAbs << ", first";
-          for (double v : first)
-            std::cout << " " << v;
-          std::cout << "\n";
+      nlohmann::json result = {{"instance", k.name}, {"seed", opts->seed}};
+      if (!jit) {
+        auto start = Clock::now();
+        interp::run(k, buffers);
+        double ms = msSince(start);
+        if (text)
+          std::cout << k.name << ": interpreted in " << ms << " ms (seed " << opts->seed << ")\n";
+        result["milliseconds"] = ms;
+        result["outputs"] = summariseOutputs(k, buffers, opts->show, text);
+        results.push_back(result);
+        continue;
+      }
+      auto start = Clock::now();
+      auto ks = session.schedule(k, *target, scheduleOptions(opts->search, opts->seed));
+      if (session.diagnostics().hasErrors())
+        break;
+      double scheduleMs = msSince(start);
+      backend::CompileTimes times;
+      auto entry = jit->add(k, ks, &times);
+      if (!entry) {
+        std::cerr << "isamap run: " << k.name << ": " << llvm::toString(entry.takeError()) << "\n";
+        return 1;
+      }
+      backend::NativeBuffers native = backend::toNative(k, buffers);
+      std::vector<double> ms;
+      for (size_t r = 0; r < opts->repeat; ++r) {
+        auto at = Clock::now();
+        (*entry)(native.args.data());
+        ms.push_back(msSince(at));
+      }
+      std::sort(ms.begin(), ms.end());
+      double best = ms.front(), median = ms[ms.size() / 2];
+      unsigned threads = threadsFor(*target);
+      double gflops = k.flopCount() / (best * 1e6);
+      double peak = target->peakFlopsPerCycle() * target->clockHz * threads / 1e9;
+      double llvmMs = times.generateMs + times.optimizeMs + times.machineCodeMs;
+      result["compileMilliseconds"] = {{"schedule", scheduleMs}, {"llvm", llvmMs}};
+      result["threads"] = threads;
+      result["milliseconds"] = {{"best", best}, {"median", median}, {"runs", ms.size()}};
+      result["gflops"] = gflops;
+      if (peak > 0)
+        result["peakFraction"] = gflops / peak;
+      if (text) {
+        std::cout << k.name << " on " << target->name << ": compiled in "
+                  << (scheduleMs + llvmMs) << " ms (map and schedule " << scheduleMs
+                  << ", LLVM " << llvmMs << "); ran " << ms.size() << "x on " << threads
+                  << " thread" << (threads == 1 ? "" : "s") << ": best " << best
+                  << " ms, median " << median << " ms, " << gflops << " GFLOP/s";
+        if (peak > 0)
+          std::cout << ", " << 100 * gflops / peak << "% of the " << peak << " GFLOP/s peak";
+        std::cout << "\n";
+      }
+      interp::Buffers got = buffers;
+      backend::fromNative(k, native, got);
+      if (opts->check) {
+        interp::Buffers ref = buffers;
+        interp::run(k, ref);
+        auto cmp = interp::compareOutputs(k, ref, got);
+        double tol = interp::tolerance(k);
+        bool ok = cmp.maxRelError <= tol;
+        failed = failed || !ok;
+        result["check"] = {{"maxAbsError", cmp.maxAbsError},
+                           {"maxRelError", cmp.maxRelError},
+                           {"tolerance", tol},
+                           {"passed", ok}};
+        if (text) {
+          std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
+                    << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") ";
+          if (ok)
+            std::cout << "PASS\n";
+          else
+            std::cout << "FAIL at " << cmp.worstTensor << "[" << cmp.worstIndex << "]\n";
         }
       }
-      results.push_back({{"instance", k.name}, {"milliseconds", ms}, {"outputs", outputs}});
+      result["outputs"] = summariseOutputs(k, got, opts->show, text);
+      results.push_back(result);
     }
-    if (opts->common.format == Format::Json)
+    if (!text && !session.diagnostics().hasErrors())
       std::cout << results.dump(2) << "\n";
-    return 0;
+    if (!session.diagnostics().all().empty())
+      printDiagnostics(session, Format::Text);
+    return session.diagnostics().hasErrors() || failed ? 1 : 0;
   };
 }
 

@@ -78,11 +78,10 @@ nlohmann::json toJson(const schedule::KernelSchedule &ks, const ir::Kernel &k) {
 
 Action registerSchedule(CLI::App &app) {
   struct Options {
-    std::string file, target, search = "beam";
+    std::string file, target;
     CommonOptions common;
     SelectorOptions selector;
-    double budgetMs = 2000;
-    size_t budgetCandidates = 3000;
+    SearchOptions searchOptions;
     uint64_t seed = 1;
     bool check = false;
   };
@@ -90,13 +89,7 @@ Action registerSchedule(CLI::App &app) {
   auto *cmd = app.add_subcommand("schedule", "Choose and print a schedule for every statement");
   cmd->add_option("file", opts->file, "The .isam file")->required();
   cmd->add_option("-t,--target", opts->target, "Target name (e.g. x86_avx512)")->required();
-  cmd->add_option("--search", opts->search, "Search strategy")
-      ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
-  cmd->add_option("--budget-ms", opts->budgetMs, "Search time budget per statement")
-      ->check(kPositive);
-  cmd->add_option("--budget-candidates", opts->budgetCandidates,
-                  "Schedules evaluated per statement at most")
-      ->check(CLI::Range(size_t(1), size_t(100000000)));
+  addSearchOptions(*cmd, opts->searchOptions);
   cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");
   cmd->add_flag("--check", opts->check,
                 "Execute the schedule on random inputs and compare with the reference");
@@ -112,11 +105,7 @@ Action registerSchedule(CLI::App &app) {
       printDiagnostics(session, opts->common.format);
       return 1;
     }
-    schedule::ScheduleOptions so;
-    so.search = opts->search;
-    so.budget.milliseconds = opts->budgetMs;
-    so.budget.candidates = opts->budgetCandidates;
-    so.seed = opts->seed;
+    schedule::ScheduleOptions so = scheduleOptions(opts->searchOptions, opts->seed);
     nlohmann::json results = nlohmann::json::array();
     bool failed = false;
     for (const auto &k : kernels) {

@@ -12,6 +12,7 @@ packages=(
   graphviz libgraphviz-dev
   libgtest-dev libgmock-dev
   clang-format
+  libopenblas-dev libblis-dev libdnnl-dev       # bench/: the reference BLAS libraries
 )
 
 missing=()

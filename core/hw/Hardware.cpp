@@ -1,5 +1,6 @@
 #include "hw/Hardware.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace isam::hw {
@@ -23,6 +24,17 @@ bool Target::isAncestor(int ancestor, int memory) const {
     if (m == ancestor)
       return true;
   return false;
+}
+
+double Target::peakFlopsPerCycle() const {
+  double best = 0;
+  for (const auto &i : instructions) {
+    if (i.isMove || i.semantics.statements.empty())
+      continue;
+    const ir::Statement &s = i.semantics.statements[0];
+    best = std::max(best, double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle);
+  }
+  return best;
 }
 
 bool Target::isSoftwareManaged(int memory) const {

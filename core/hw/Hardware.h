@@ -69,6 +69,9 @@ struct Target {
   // Software-managed: registers, or a memory some move fills from a level further out (a
   // scratchpad). Anything else is a cache, filled by the hardware.
   bool isSoftwareManaged(int memory) const;
+  // The compute peak of one core: the most arithmetic any instruction does per cycle (lanes x
+  // operations per lane x issue rate); 0 when no instruction computes.
+  double peakFlopsPerCycle() const;
 };
 
 struct MemoryRef {

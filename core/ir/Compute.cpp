@@ -124,6 +124,31 @@ int64_t Statement::pointCount() const {
   return n;
 }
 
+namespace {
+
+int exprFlops(const Expr &e) {
+  int n = e.kind == Expr::Kind::Add || e.kind == Expr::Kind::Sub || e.kind == Expr::Kind::Mul ||
+                  e.kind == Expr::Kind::Div || (e.kind == Expr::Kind::Call && e.fn != Fn::Cast)
+              ? 1
+              : 0;
+  for (const auto &a : e.args)
+    n += exprFlops(a);
+  return n;
+}
+
+} // namespace
+
+int Statement::flopsPerPoint() const {
+  return exprFlops(rhs) + (reduce != ReduceOp::None ? 1 : 0);
+}
+
+double Kernel::flopCount() const {
+  double n = 0;
+  for (const auto &s : statements)
+    n += double(s.pointCount()) * s.flopsPerPoint();
+  return n;
+}
+
 int Kernel::tensorIndex(const std::string &name) const {
   for (size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i].name == name)

@@ -89,6 +89,9 @@ struct Statement {
   SourceRange range;
 
   int64_t pointCount() const; // product of the extents
+  // Arithmetic operations per point: each +, -, *, / and function in the expression, and the
+  // reduction's step (a multiply-accumulate counts 2, as BLAS counts it).
+  int flopsPerPoint() const;
 };
 
 struct Kernel {
@@ -100,6 +103,7 @@ struct Kernel {
   SourceRange range;
 
   int tensorIndex(const std::string &name) const;
+  double flopCount() const; // over every statement
 };
 
 // Readable text, one statement per line with its domain:

@@ -1,0 +1,58 @@
+// The LLVM backend: a kernel's schedule (schedule/Schedule.h) to native code for the target its
+// description names (`llvm triple/cpu/features`).
+//
+// ABI of the generated code. Each kernel instance is an exported C function
+//     void NAME(const T *in1, ..., T *out1, ...);
+// with the kernel's inputs then outputs in declaration order, dense row-major, no alignment
+// required; outputs are fully overwritten. A companion `void NAME__args(void *const *args)`
+// takes the same pointers as an array (for callers that only know the arity at run time: the
+// JIT, the benchmarks). Parallel loops run on the target's `cores` threads through the OpenMP
+// runtime (libgomp); the environment variable ISAMAP_NUM_THREADS, read at each call, overrides
+// the count. Locals and large staging buffers are heap-allocated per call.
+//
+// Contract: for any schedule the scheduler produces, the generated function computes what the
+// reference interpreter computes, within interp::tolerance().
+#pragma once
+
+#include "hw/Hardware.h"
+#include "ir/Compute.h"
+#include "schedule/Schedule.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace isam::backend {
+
+// One instance and the schedule to compile it with.
+struct KernelCode {
+  const ir::Kernel *kernel = nullptr;
+  const schedule::KernelSchedule *schedule = nullptr;
+};
+
+// Readies LLVM's targets, once per process.
+void initializeLLVM();
+
+// The target machine for a description (its triple, cpu and features), at -O3.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine(const hw::Target &target,
+                                                                   bool positionIndependent);
+
+// The unoptimised module with one function per kernel (and its __args companion).
+std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext &context, const hw::Target &target,
+                                             const std::vector<KernelCode> &kernels);
+
+// The standard -O3 pipeline, tuned for the target machine.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+// The C symbol of a kernel's entry point (its name with anything but [A-Za-z0-9_] as '_').
+std::string symbolName(const ir::Kernel &kernel);
+
+// The C header declaring the kernels' entry points.
+std::string cHeader(const std::vector<KernelCode> &kernels, const std::string &guard);
+
+} // namespace isam::backend

@@ -1,0 +1,859 @@
+// The schedule IR to LLVM IR.
+//
+// Every extent is known at compile time, so every box size is too: a loop over a tile runs its
+// full steps as one loop and its remainder as a second copy of the body with smaller sizes.
+// Only box positions (`begin`) are run-time values. That makes instruction calls static: the
+// lanes past a box are a constant mask, and the staged buffers of an operand have a static
+// shape, so a register-level buffer is addressed at constant offsets and LLVM keeps it in
+// registers. Loops too small to be worth a loop (a register tile's) are unrolled here.
+#include "backends/llvm/Backend.h"
+#include "backends/llvm/Values.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <numeric>
+
+namespace isam::backend {
+
+using llvm::Value;
+using schedule::Node;
+
+namespace {
+
+constexpr int64_t kUnrollCalls = 64;        // unroll a loop whose body and trips make fewer calls
+constexpr uint64_t kStackBufferBytes = 64 << 10; // larger staging buffers go on the heap
+
+// An operand's current holder: the tensor itself, or a staged buffer over a bounding box.
+struct Holder {
+  Value *ptr = nullptr;
+  std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
+  std::vector<int64_t> strides; // elements
+};
+
+struct State {
+  std::vector<Value *> begin; // per virtual index, i64
+  std::vector<int64_t> size;  // per virtual index: the box's static size
+  std::vector<int64_t> align; // begin is a multiple of this (0: begin is 0)
+  std::vector<std::vector<Holder>> stacks; // per Config operand, innermost last
+};
+
+// The function being written: allocas and heap buffers go to its entry, frees before its return.
+struct Scope {
+  llvm::Function *fn = nullptr;
+  llvm::BasicBlock *entry = nullptr;
+  std::vector<Value *> heap;
+  std::vector<Value *> tensors; // base pointer of each kernel tensor
+};
+
+class Generator {
+public:
+  Generator(llvm::Module &m, const hw::Target &t, const ir::Kernel &k)
+      : m_(m), t_(t), k_(k), b_(m.getContext()), v_(b_, m) {}
+
+  // The kernel's exported function and its __args companion.
+  void generate(const schedule::KernelSchedule &ks);
+
+private:
+  llvm::Function *kernelFunction();
+  llvm::LLVMContext &ctx() { return m_.getContext(); }
+  llvm::Type *i64() { return b_.getInt64Ty(); }
+  llvm::Type *ptrTy() { return llvm::PointerType::get(ctx(), 0); }
+  Value *c64(int64_t v) { return b_.getInt64(uint64_t(v)); }
+
+  void setAttributes(llvm::Function *f);
+  Value *allocate(uint64_t bytes, const std::string &name);
+  void finishScope();
+  Value *threadCount();
+
+  // Emits body(iv) for iv in [0, count); inline when count is 1 or `unroll`.
+  void loop(Value *count, const std::function<void(Value *)> &body);
+  void loop(int64_t count, bool unroll, const std::function<void(Value *)> &body);
+
+  void statement(const schedule::StatementSchedule &ss);
+  void emit(const Node &n, State &st);
+  void emitLoop(const Node &n, State &st);
+  void emitParallel(const Node &n, State &st);
+  void emitStage(const Node &n, State &st);
+  void emitCall(State &st);
+  void emitScalar(State &st);
+  void emitInit(ir::ReduceOp op);
+  int64_t calls(const Node &n, std::vector<int64_t> &size) const;
+
+  // Statement index values at a point of the virtual indices.
+  std::vector<Value *> pointOf(const std::vector<Value *> &vvalue);
+  Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
+  Value *address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
+                 const Holder &h);
+  Holder tensorHolder(int tensor);
+  const Holder &holderOf(size_t operand, State &st, Holder &scratch);
+  int64_t laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const;
+
+  llvm::Module &m_;
+  const hw::Target &t_;
+  const ir::Kernel &k_;
+  llvm::IRBuilder<> b_;
+  Values v_;
+  Scope scope_;
+  Value *threads_ = nullptr;
+  int outlined_ = 0;
+  // The statement being generated.
+  const schedule::StatementSchedule *ss_ = nullptr;
+  const schedule::Config *c_ = nullptr;
+  const ir::Statement *s_ = nullptr;
+};
+
+void Generator::setAttributes(llvm::Function *f) {
+  if (!t_.cpu.empty())
+    f->addFnAttr("target-cpu", t_.cpu);
+  if (!t_.features.empty())
+    f->addFnAttr("target-features", t_.features);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+}
+
+Value *Generator::allocate(uint64_t bytes, const std::string &name) {
+  bytes = (bytes + 63) / 64 * 64;
+  llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
+  if (bytes <= kStackBufferBytes) {
+    auto *a = at.CreateAlloca(at.getInt8Ty(), at.getInt64(bytes), name);
+    a->setAlignment(llvm::Align(64));
+    return a;
+  }
+  llvm::FunctionCallee alloc =
+      m_.getOrInsertFunction("aligned_alloc", ptrTy(), i64(), i64());
+  Value *p = at.CreateCall(alloc, {at.getInt64(64), at.getInt64(bytes)}, name);
+  scope_.heap.push_back(p);
+  return p;
+}
+
+void Generator::finishScope() {
+  llvm::FunctionCallee release = m_.getOrInsertFunction("free", b_.getVoidTy(), ptrTy());
+  for (Value *p : scope_.heap)
+    b_.CreateCall(release, {p});
+  b_.CreateRetVoid();
+}
+
+// ISAMAP_NUM_THREADS when set to a positive count, else the target's cores.
+Value *Generator::threadCount() {
+  llvm::FunctionCallee getenv = m_.getOrInsertFunction("getenv", ptrTy(), ptrTy());
+  llvm::FunctionCallee atoi = m_.getOrInsertFunction("atoi", b_.getInt32Ty(), ptrTy());
+  Value *name = b_.CreateGlobalStringPtr("ISAMAP_NUM_THREADS", "isamap.env");
+  Value *env = b_.CreateCall(getenv, {name});
+  llvm::BasicBlock *from = b_.GetInsertBlock();
+  auto *parse = llvm::BasicBlock::Create(ctx(), "threads.parse", scope_.fn);
+  auto *done = llvm::BasicBlock::Create(ctx(), "threads.done", scope_.fn);
+  b_.CreateCondBr(b_.CreateIsNull(env), done, parse);
+  b_.SetInsertPoint(parse);
+  Value *n = b_.CreateCall(atoi, {env});
+  Value *cores = b_.getInt32(std::max<uint32_t>(1, t_.cores));
+  Value *chosen = b_.CreateSelect(b_.CreateICmpSGT(n, b_.getInt32(0)), n, cores);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  auto *phi = b_.CreatePHI(b_.getInt32Ty(), 2, "threads");
+  phi->addIncoming(cores, from);
+  phi->addIncoming(chosen, parse);
+  return phi;
+}
+
+void Generator::loop(Value *count, const std::function<void(Value *)> &body) {
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(count); c && c->getSExtValue() == 1) {
+    body(c64(0));
+    return;
+  }
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  auto *head = llvm::BasicBlock::Create(ctx(), "loop", scope_.fn);
+  auto *exit = llvm::BasicBlock::Create(ctx(), "loop.end", scope_.fn);
+  b_.CreateCondBr(b_.CreateICmpSGT(count, c64(0)), head, exit);
+  b_.SetInsertPoint(head);
+  auto *iv = b_.CreatePHI(i64(), 2, "iv");
+  iv->addIncoming(c64(0), pre);
+  body(iv);
+  Value *next = b_.CreateAdd(iv, c64(1), "iv.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  iv->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  b_.SetInsertPoint(exit);
+}
+
+void Generator::loop(int64_t count, bool unroll, const std::function<void(Value *)> &body) {
+  if (count <= 0)
+    return;
+  if (unroll) {
+    for (int64_t i = 0; i < count; ++i)
+      body(c64(i));
+    return;
+  }
+  loop(c64(count), body);
+}
+
+Holder Generator::tensorHolder(int tensor) {
+  Holder h;
+  h.ptr = scope_.tensors[size_t(tensor)];
+  const auto &shape = k_.tensors[size_t(tensor)].shape;
+  h.strides.assign(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    h.strides[d - 1] = h.strides[d] * shape[d];
+  h.lo.assign(shape.size(), c64(0));
+  return h;
+}
+
+const Holder &Generator::holderOf(size_t operand, State &st, Holder &scratch) {
+  if (!st.stacks[operand].empty())
+    return st.stacks[operand].back();
+  scratch = tensorHolder(c_->operands[operand].tensor);
+  return scratch;
+}
+
+std::vector<Value *> Generator::pointOf(const std::vector<Value *> &vvalue) {
+  std::vector<Value *> point(s_->indices.size(), c64(0));
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    const auto &g = c_->vindices[v].stmtIndices;
+    Value *x = vvalue[v];
+    for (size_t j = g.size(); j-- > 0;) {
+      if (j == 0) {
+        point[size_t(g[j])] = x;
+        break;
+      }
+      int64_t e = s_->indices[size_t(g[j])].extent;
+      point[size_t(g[j])] = b_.CreateURem(x, c64(e));
+      x = b_.CreateUDiv(x, c64(e));
+    }
+  }
+  return point;
+}
+
+Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point) {
+  Value *x = c64(a.constant);
+  for (auto [i, coef] : a.terms)
+    x = b_.CreateAdd(x, b_.CreateMul(point[size_t(i)], c64(coef)));
+  return x;
+}
+
+Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
+                          const Holder &h) {
+  Value *offset = c64(0);
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    offset = b_.CreateAdd(
+        offset, b_.CreateMul(b_.CreateSub(affine(a.indices[d], point), h.lo[d]), c64(h.strides[d])));
+  llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
+  return b_.CreateInBoundsGEP(et, h.ptr, offset);
+}
+
+int64_t Generator::laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const {
+  int64_t stride = 0;
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    stride += a.indices[d].coefficientOf(stmtIndex) * h.strides[d];
+  return stride;
+}
+
+int64_t Generator::calls(const Node &n, std::vector<int64_t> &size) const {
+  switch (n.kind) {
+  case Node::Kind::Call:
+    return 1;
+  case Node::Kind::Init:
+  case Node::Kind::Scalar:
+    return kUnrollCalls * 1000; // never unrolled
+  case Node::Kind::Block:
+  case Node::Kind::Stage: {
+    int64_t sum = n.kind == Node::Kind::Stage ? 4 : 0; // a stage's copies are work too
+    for (const auto &x : n.body)
+      sum += calls(x, size);
+    return sum;
+  }
+  case Node::Kind::Loop: {
+    int64_t s = size[size_t(n.v)], full = s / n.step, rem = s % n.step, sum = 0;
+    size[size_t(n.v)] = n.step;
+    for (const auto &x : n.body)
+      sum += full * calls(x, size);
+    size[size_t(n.v)] = rem;
+    if (rem)
+      for (const auto &x : n.body)
+        sum += calls(x, size);
+    size[size_t(n.v)] = s;
+    return sum;
+  }
+  }
+  return 0;
+}
+
+void Generator::emit(const Node &n, State &st) {
+  switch (n.kind) {
+  case Node::Kind::Block:
+    for (const auto &x : n.body)
+      emit(x, st);
+    return;
+  case Node::Kind::Init:
+    emitInit(n.init);
+    return;
+  case Node::Kind::Scalar:
+    emitScalar(st);
+    return;
+  case Node::Kind::Loop:
+    if (n.parallel)
+      emitParallel(n, st);
+    else
+      emitLoop(n, st);
+    return;
+  case Node::Kind::Stage:
+    emitStage(n, st);
+    return;
+  case Node::Kind::Call:
+    emitCall(st);
+    return;
+  }
+}
+
+void Generator::emitLoop(const Node &n, State &st) {
+  size_t v = size_t(n.v);
+  int64_t s = st.size[v], full = s / n.step, rem = s % n.step, a0 = st.align[v];
+  Value *b0 = st.begin[v];
+  bool unroll = calls(n, st.size) <= kUnrollCalls;
+  st.size[v] = n.step;
+  st.align[v] = std::gcd(a0, n.step);
+  loop(full, unroll, [&](Value *iv) {
+    st.begin[v] = b_.CreateAdd(b0, b_.CreateMul(iv, c64(n.step)));
+    for (const auto &x : n.body)
+      emit(x, st);
+  });
+  if (rem) {
+    st.size[v] = rem;
+    st.begin[v] = b_.CreateAdd(b0, c64(full * n.step));
+    for (const auto &x : n.body)
+      emit(x, st);
+  }
+  st.begin[v] = b0;
+  st.size[v] = s;
+  st.align[v] = a0;
+}
+
+// The loop's iterations are split in contiguous blocks over the threads of one GOMP_parallel
+// region. The body moves to a function of its own that reads the live state (box positions,
+// holders, tensors) from a context array.
+void Generator::emitParallel(const Node &n, State &st) {
+  size_t v = size_t(n.v);
+  int64_t s = st.size[v], full = s / n.step, rem = s % n.step;
+  int64_t trips = full + (rem ? 1 : 0);
+  if (trips <= 1) {
+    emitLoop(n, st);
+    return;
+  }
+  // Serialise the live values.
+  std::vector<Value *> live;
+  for (Value *x : st.begin)
+    live.push_back(x);
+  for (const auto &stack : st.stacks)
+    for (const auto &h : stack) {
+      live.push_back(h.ptr);
+      for (Value *x : h.lo)
+        live.push_back(x);
+    }
+  for (Value *x : scope_.tensors)
+    live.push_back(x);
+  llvm::Type *arrTy = llvm::ArrayType::get(i64(), live.size());
+  llvm::AllocaInst *ctxArr;
+  {
+    llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
+    ctxArr = at.CreateAlloca(arrTy, nullptr, "par.ctx");
+  }
+  for (size_t i = 0; i < live.size(); ++i) {
+    Value *x = live[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(live[i], i64()) : live[i];
+    b_.CreateStore(x, b_.CreateConstInBoundsGEP2_64(arrTy, ctxArr, 0, i));
+  }
+
+  auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
+  auto *fn = llvm::Function::Create(fnTy, llvm::Function::InternalLinkage,
+                                    scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
+  setAttributes(fn);
+  llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
+  Scope caller = std::move(scope_);
+  scope_ = Scope{};
+  scope_.fn = fn;
+  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
+  b_.SetInsertPoint(scope_.entry);
+  Value *arg = fn->getArg(0);
+  size_t at = 0;
+  auto next = [&](bool pointer) {
+    Value *x = b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP2_64(arrTy, arg, 0, at++));
+    return pointer ? b_.CreateIntToPtr(x, ptrTy()) : x;
+  };
+  State inner = st;
+  for (auto &x : inner.begin)
+    x = next(false);
+  for (auto &stack : inner.stacks)
+    for (auto &h : stack) {
+      h.ptr = next(true);
+      for (auto &x : h.lo)
+        x = next(false);
+    }
+  for (size_t t = 0; t < caller.tensors.size(); ++t)
+    scope_.tensors.push_back(next(true));
+  // This thread's block of iterations: [tid * trips / n, (tid + 1) * trips / n).
+  llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", b_.getInt32Ty());
+  llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", b_.getInt32Ty());
+  Value *tid = b_.CreateSExt(b_.CreateCall(tidFn), i64());
+  Value *num = b_.CreateSExt(b_.CreateCall(numFn), i64());
+  Value *first = b_.CreateSDiv(b_.CreateMul(tid, c64(trips)), num);
+  Value *last = b_.CreateSDiv(b_.CreateMul(b_.CreateAdd(tid, c64(1)), c64(trips)), num);
+  Value *b0 = inner.begin[v];
+  int64_t a0 = inner.align[v];
+  inner.align[v] = std::gcd(a0, n.step);
+  loop(b_.CreateSub(last, first), [&](Value *iv) {
+    Value *it = b_.CreateAdd(first, iv);
+    inner.begin[v] = b_.CreateAdd(b0, b_.CreateMul(it, c64(n.step)));
+    auto body = [&](int64_t size) {
+      inner.size[v] = size;
+      for (const auto &x : n.body)
+        emit(x, inner);
+    };
+    if (!rem) {
+      body(n.step);
+      return;
+    }
+    auto *fullBb = llvm::BasicBlock::Create(ctx(), "par.full", scope_.fn);
+    auto *tailBb = llvm::BasicBlock::Create(ctx(), "par.tail", scope_.fn);
+    auto *join = llvm::BasicBlock::Create(ctx(), "par.join", scope_.fn);
+    b_.CreateCondBr(b_.CreateICmpSLT(it, c64(full)), fullBb, tailBb);
+    b_.SetInsertPoint(fullBb);
+    body(n.step);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(tailBb);
+    body(rem);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  });
+  finishScope();
+  scope_ = std::move(caller);
+  b_.SetInsertPoint(callerBlock);
+
+  // One thread runs the body directly; more share it through libgomp's thread pool.
+  llvm::FunctionCallee gomp = m_.getOrInsertFunction(
+      "GOMP_parallel", b_.getVoidTy(), ptrTy(), ptrTy(), b_.getInt32Ty(), b_.getInt32Ty());
+  auto *single = llvm::BasicBlock::Create(ctx(), "par.single", scope_.fn);
+  auto *many = llvm::BasicBlock::Create(ctx(), "par.many", scope_.fn);
+  auto *done = llvm::BasicBlock::Create(ctx(), "par.done", scope_.fn);
+  Value *threads = b_.CreateSelect(b_.CreateICmpSLT(threads_, b_.getInt32(int32_t(trips))),
+                                   threads_, b_.getInt32(int32_t(trips)));
+  b_.CreateCondBr(b_.CreateICmpSLE(threads, b_.getInt32(1)), single, many);
+  b_.SetInsertPoint(single);
+  b_.CreateCall(fn, {ctxArr});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(many);
+  b_.CreateCall(gomp, {fn, ctxArr, threads, b_.getInt32(0)});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void Generator::emitStage(const Node &n, State &st) {
+  const schedule::Buffer &buf = ss_->buffers[size_t(n.buffer)];
+  size_t o = size_t(buf.operand);
+  const schedule::OperandPlacement &p = c_->operands[o];
+  const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
+  size_t ns = s_->indices.size();
+  // The range of each statement index over the box: lo and hi as values, with a static bound on
+  // the count (exact when `exact`).
+  std::vector<Value *> lo(ns, c64(0)), hi(ns, c64(0));
+  std::vector<int64_t> maxCount(ns, 1);
+  std::vector<bool> exact(ns, true);
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    const auto &g = c_->vindices[v].stmtIndices;
+    int64_t S = st.size[v], A = st.align[v];
+    if (g.size() == 1) {
+      lo[size_t(g[0])] = st.begin[v];
+      hi[size_t(g[0])] = b_.CreateAdd(st.begin[v], c64(S - 1));
+      maxCount[size_t(g[0])] = S;
+      continue;
+    }
+    size_t inner = size_t(g.back());
+    int64_t E = s_->indices[inner].extent;
+    bool noWrap = (A % E == 0 && S <= E) || (A != 0 && E % A == 0 && S <= A);
+    if (noWrap) {
+      // The box stays inside one run of the innermost index.
+      lo[inner] = b_.CreateURem(st.begin[v], c64(E));
+      hi[inner] = b_.CreateAdd(lo[inner], c64(S - 1));
+      maxCount[inner] = S;
+      Value *x = b_.CreateUDiv(st.begin[v], c64(E));
+      for (size_t j = g.size() - 1; j-- > 0;) {
+        int64_t e = s_->indices[size_t(g[j])].extent;
+        lo[size_t(g[j])] = hi[size_t(g[j])] = j ? b_.CreateURem(x, c64(e)) : x;
+        x = b_.CreateUDiv(x, c64(e));
+      }
+      continue;
+    }
+    // It may wrap: an index spans its whole extent unless the box stays within one of its runs.
+    Value *first = st.begin[v];
+    Value *last = b_.CreateAdd(first, c64(S - 1));
+    int64_t innerProduct = 1;
+    for (size_t j = g.size(); j-- > 0;) {
+      size_t i = size_t(g[j]);
+      int64_t e = s_->indices[i].extent;
+      exact[i] = false;
+      if (j == 0) {
+        lo[i] = first;
+        hi[i] = last;
+        maxCount[i] = std::min(e, (S - 1) / innerProduct + 2);
+        break;
+      }
+      Value *same = b_.CreateICmpEQ(b_.CreateUDiv(first, c64(e)), b_.CreateUDiv(last, c64(e)));
+      lo[i] = b_.CreateSelect(same, b_.CreateURem(first, c64(e)), c64(0));
+      hi[i] = b_.CreateSelect(same, b_.CreateURem(last, c64(e)), c64(e - 1));
+      maxCount[i] = e;
+      innerProduct *= e;
+      first = b_.CreateUDiv(first, c64(e));
+      last = b_.CreateUDiv(last, c64(e));
+    }
+  }
+  // The access's bounding box, and the buffer's static shape.
+  size_t nd = p.access.indices.size();
+  Holder h;
+  std::vector<Value *> count(nd);
+  std::vector<int64_t> shape(nd);
+  for (size_t d = 0; d < nd; ++d) {
+    const ir::Affine &a = p.access.indices[d];
+    Value *l = c64(a.constant), *u = c64(a.constant);
+    int64_t range = 1;
+    bool dimExact = true;
+    for (auto [i, coef] : a.terms) {
+      l = b_.CreateAdd(l, b_.CreateMul(coef > 0 ? lo[size_t(i)] : hi[size_t(i)], c64(coef)));
+      u = b_.CreateAdd(u, b_.CreateMul(coef > 0 ? hi[size_t(i)] : lo[size_t(i)], c64(coef)));
+      range += std::llabs(coef) * (maxCount[size_t(i)] - 1);
+      dimExact = dimExact && exact[size_t(i)];
+    }
+    shape[d] = std::min(range, tensor.shape[d]);
+    h.lo.push_back(l);
+    count[d] = dimExact ? c64(shape[d]) : b_.CreateAdd(b_.CreateSub(u, l), c64(1));
+  }
+  h.strides.assign(nd, 1);
+  for (size_t d = nd; d-- > 1;)
+    h.strides[d - 1] = h.strides[d] * shape[d];
+  int64_t elements = nd ? h.strides[0] * shape[0] : 1;
+  int bytes = ir::elemTypeBytes(tensor.type);
+  h.ptr = allocate(uint64_t(elements) * uint64_t(bytes), buf.name);
+
+  // Copies between the buffer and the operand's current holder, over the bounding box. The
+  // innermost dimension moves a vector at a time when it is contiguous on both sides.
+  Holder outerScratch;
+  const Holder outer = holderOf(o, st, outerScratch);
+  unsigned width = unsigned(std::max<int64_t>(1, 64 / bytes));
+  auto copy = [&](bool in) {
+    std::vector<Value *> coord(nd);
+    std::function<void(size_t)> dim = [&](size_t d) {
+      if (d == nd) {
+        Value *src = c64(0), *dst = c64(0);
+        for (size_t e = 0; e < nd; ++e) {
+          src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
+          dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
+        }
+        llvm::Type *et = v_.storageType(tensor.type);
+        Value *sp = b_.CreateInBoundsGEP(et, outer.ptr, src);
+        Value *dp = b_.CreateInBoundsGEP(et, h.ptr, dst);
+        b_.CreateStore(b_.CreateLoad(et, in ? sp : dp), in ? dp : sp);
+        return;
+      }
+      auto *c = llvm::dyn_cast<llvm::ConstantInt>(count[d]);
+      if (d + 1 == nd && c && outer.strides[d] == 1 && c->getSExtValue() > 1) {
+        // Whole vectors, then a masked one.
+        int64_t n = c->getSExtValue();
+        int64_t chunks = (n + width - 1) / width;
+        loop(chunks, chunks * elements / std::max<int64_t>(1, n) <= 4 * kUnrollCalls, [&](Value *iv) {
+          coord[d] = b_.CreateAdd(h.lo[d], b_.CreateMul(iv, c64(width)));
+          Value *src = c64(0), *dst = c64(0);
+          for (size_t e = 0; e < nd; ++e) {
+            src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
+            dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
+          }
+          llvm::Type *et = v_.storageType(tensor.type);
+          Value *sp = b_.CreateInBoundsGEP(et, outer.ptr, src);
+          Value *dp = b_.CreateInBoundsGEP(et, h.ptr, dst);
+          // The last chunk is partial unless n is a multiple of the width.
+          auto move = [&](unsigned active) {
+            Value *x = v_.load(in ? sp : dp, tensor.type, width, 1, active);
+            v_.store(x, in ? dp : sp, tensor.type, width, 1, active);
+          };
+          if (n % width == 0) {
+            move(width);
+            return;
+          }
+          auto *fullBb = llvm::BasicBlock::Create(ctx(), "copy.full", scope_.fn);
+          auto *partBb = llvm::BasicBlock::Create(ctx(), "copy.part", scope_.fn);
+          auto *join = llvm::BasicBlock::Create(ctx(), "copy.join", scope_.fn);
+          b_.CreateCondBr(b_.CreateICmpSLT(iv, c64(chunks - 1)), fullBb, partBb);
+          b_.SetInsertPoint(fullBb);
+          move(width);
+          b_.CreateBr(join);
+          b_.SetInsertPoint(partBb);
+          move(unsigned(n % width));
+          b_.CreateBr(join);
+          b_.SetInsertPoint(join);
+        });
+        return;
+      }
+      bool unroll = c && c->getSExtValue() <= 16 && elements <= 4096;
+      auto body = [&](Value *iv) {
+        coord[d] = b_.CreateAdd(h.lo[d], iv);
+        dim(d + 1);
+      };
+      if (c)
+        loop(c->getSExtValue(), unroll, body);
+      else
+        loop(count[d], body);
+    };
+    dim(0);
+  };
+  copy(true);
+  st.stacks[o].push_back(h);
+  for (const auto &x : n.body)
+    emit(x, st);
+  st.stacks[o].pop_back();
+  if (p.output)
+    copy(false);
+}
+
+void Generator::emitCall(State &st) {
+  const hw::Instruction &in = *t_.instruction(c_->instruction);
+  const ir::Statement &I = in.semantics.statements[0];
+  size_t ni = I.indices.size();
+  std::vector<int> vOf(ni, -1);
+  for (size_t v = 0; v < c_->vindices.size(); ++v)
+    if (c_->vindices[v].instrIndex >= 0)
+      vOf[size_t(c_->vindices[v].instrIndex)] = int(v);
+  std::vector<int64_t> extent(ni, 1);
+  for (size_t ii = 0; ii < ni; ++ii)
+    if (vOf[ii] >= 0) {
+      const auto &vi = c_->vindices[size_t(vOf[ii])];
+      extent[ii] = vi.free ? st.size[size_t(vOf[ii])] : vi.instrExtent;
+    }
+  // The lane index: the one the result's last dimension runs over.
+  int lane = -1;
+  if (!I.lhs.indices.empty()) {
+    const ir::Affine &last = I.lhs.indices.back();
+    if (last.terms.size() == 1 && last.terms[0].second == 1 && last.constant == 0) {
+      int ii = last.terms[0].first;
+      if (vOf[size_t(ii)] >= 0 && extent[size_t(ii)] > 1)
+        lane = ii;
+    }
+  }
+  unsigned lanes = lane >= 0 ? unsigned(extent[size_t(lane)]) : 1;
+  unsigned active = lane >= 0 ? unsigned(std::min<int64_t>(lanes, st.size[size_t(vOf[size_t(lane)])])) : 1;
+  int laneStmtIndex = lane >= 0 ? c_->vindices[size_t(vOf[size_t(lane)])].stmtIndices.back() : -1;
+
+  // Every combination of the other instruction indices, unrolled; lanes past the box are off.
+  std::vector<int64_t> q(ni, 0);
+  std::function<void(size_t)> each = [&](size_t ii) {
+    if (ii < ni) {
+      if (int(ii) == lane || vOf[ii] < 0) {
+        each(ii + 1);
+        return;
+      }
+      int64_t limit = std::min(extent[ii], st.size[size_t(vOf[ii])]);
+      for (q[ii] = 0; q[ii] < limit; ++q[ii])
+        each(ii + 1);
+      q[ii] = 0;
+      return;
+    }
+    std::vector<Value *> vvalue = st.begin;
+    for (size_t j = 0; j < ni; ++j)
+      if (vOf[j] >= 0 && q[j])
+        vvalue[size_t(vOf[j])] = b_.CreateAdd(vvalue[size_t(vOf[j])], c64(q[j]));
+    std::vector<Value *> point = pointOf(vvalue);
+    auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride) {
+      size_t o = size_t(instrAccess.tensor);
+      const schedule::OperandPlacement &p = c_->operands[o];
+      Holder scratch;
+      const Holder &h = holderOf(o, st, scratch);
+      bool usesLane = false;
+      for (const auto &a : instrAccess.indices)
+        usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
+      stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
+      return address(p.tensor, p.access, point, h);
+    };
+    auto typeOf = [&](const ir::Access &a) {
+      return k_.tensors[size_t(c_->operands[size_t(a.tensor)].tensor)].type;
+    };
+    Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
+      int64_t stride;
+      Value *ptr = operandRef(a, stride);
+      ir::ElemType have = typeOf(a);
+      return v_.convert(v_.load(ptr, have, lanes, stride, active), have, want);
+    };
+    int64_t lhsStride;
+    Value *lhsPtr = operandRef(I.lhs, lhsStride);
+    ir::ElemType lhsType = typeOf(I.lhs);
+    Value *result;
+    if (I.reduce == ir::ReduceOp::None) {
+      result = v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType);
+    } else {
+      Value *acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, active);
+      if (I.reduce == ir::ReduceOp::Sum && I.rhs.kind == ir::Expr::Kind::Mul) {
+        Value *a = v_.convert(v_.eval(I.rhs.args[0], lanes, read), I.rhs.args[0].type, lhsType);
+        Value *b = v_.convert(v_.eval(I.rhs.args[1], lanes, read), I.rhs.args[1].type, lhsType);
+        result = v_.fma(a, b, acc);
+      } else {
+        result = v_.combine(I.reduce, acc,
+                            v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
+      }
+    }
+    v_.store(result, lhsPtr, lhsType, lanes, lhsStride, active);
+  };
+  each(0);
+}
+
+// Scalar code: the statement point by point over the box. The last write index goes innermost
+// when it is long enough to vectorise (each element still sums its reduction in order).
+void Generator::emitScalar(State &st) {
+  size_t ns = s_->indices.size();
+  std::vector<Value *> lo(ns, c64(0));
+  std::vector<int64_t> count(ns, 1);
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    size_t i = size_t(c_->vindices[v].stmtIndices[0]);
+    lo[i] = st.begin[v];
+    count[i] = st.size[v];
+  }
+  std::vector<size_t> order;
+  size_t writes = 0;
+  for (size_t i = 0; i < ns; ++i)
+    writes += s_->indices[i].reduction ? 0 : 1;
+  bool lastInnermost = writes > 0 && writes < ns && count[writes - 1] >= 8;
+  for (size_t i = 0; i < ns; ++i)
+    if (!(lastInnermost && i == writes - 1))
+      order.push_back(i);
+  if (lastInnermost)
+    order.push_back(writes - 1);
+  const ir::Tensor &out = k_.tensors[size_t(s_->lhs.tensor)];
+  std::vector<Value *> point(ns, c64(0));
+  std::function<void(size_t)> nest = [&](size_t k) {
+    if (k < order.size()) {
+      size_t i = order[k];
+      loop(count[i], false, [&](Value *iv) {
+        point[i] = b_.CreateAdd(lo[i], iv);
+        nest(k + 1);
+      });
+      return;
+    }
+    Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
+      Holder h = tensorHolder(a.tensor);
+      ir::ElemType have = k_.tensors[size_t(a.tensor)].type;
+      return v_.convert(v_.load(address(a.tensor, a, point, h), have, 1, 0, 1), have, want);
+    };
+    Holder h = tensorHolder(s_->lhs.tensor);
+    Value *ptr = address(s_->lhs.tensor, s_->lhs, point, h);
+    Value *value = v_.convert(v_.eval(s_->rhs, 1, read), s_->rhs.type, out.type);
+    if (s_->reduce != ir::ReduceOp::None)
+      value = v_.combine(s_->reduce, v_.load(ptr, out.type, 1, 0, 1), value);
+    v_.store(value, ptr, out.type, 1, 0, 1);
+  };
+  nest(0);
+}
+
+// The written region starts from the reduction's identity (the whole domain: Init is at the
+// root).
+void Generator::emitInit(ir::ReduceOp op) {
+  const ir::Tensor &out = k_.tensors[size_t(s_->lhs.tensor)];
+  std::vector<Value *> point(s_->indices.size(), c64(0));
+  std::function<void(size_t)> nest = [&](size_t i) {
+    if (i < s_->indices.size() && !s_->indices[i].reduction) {
+      loop(s_->indices[i].extent, false, [&](Value *iv) {
+        point[i] = iv;
+        nest(i + 1);
+      });
+      return;
+    }
+    Holder h = tensorHolder(s_->lhs.tensor);
+    double value = op == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
+                   : op == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                             : 0.0;
+    v_.store(v_.constant(value, out.type, 1), address(s_->lhs.tensor, s_->lhs, point, h),
+             out.type, 1, 0, 1);
+  };
+  nest(0);
+}
+
+void Generator::statement(const schedule::StatementSchedule &ss) {
+  ss_ = &ss;
+  c_ = &ss.config;
+  s_ = &k_.statements[ss.config.statement];
+  State st;
+  for (const auto &v : c_->vindices) {
+    st.begin.push_back(c64(0));
+    st.size.push_back(v.extent);
+    st.align.push_back(0);
+  }
+  st.stacks.resize(c_->operands.size());
+  emit(ss.root, st);
+}
+
+llvm::Function *Generator::kernelFunction() {
+  std::vector<llvm::Type *> params;
+  std::vector<size_t> argTensors;
+  for (size_t t = 0; t < k_.tensors.size(); ++t)
+    if (k_.tensors[t].role != ir::TensorRole::Local) {
+      params.push_back(ptrTy());
+      argTensors.push_back(t);
+    }
+  auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  auto *fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, symbolName(k_), m_);
+  setAttributes(fn);
+  for (size_t a = 0; a < argTensors.size(); ++a) {
+    fn->getArg(unsigned(a))->setName(k_.tensors[argTensors[a]].name);
+    // Inputs and outputs never overlap: the ABI says so, and it lets loads move past stores.
+    fn->addParamAttr(unsigned(a), llvm::Attribute::NoAlias);
+    fn->addParamAttr(unsigned(a), llvm::Attribute::NoCapture);
+  }
+  scope_ = Scope{};
+  scope_.fn = fn;
+  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
+  b_.SetInsertPoint(scope_.entry);
+  scope_.tensors.assign(k_.tensors.size(), nullptr);
+  for (size_t a = 0; a < argTensors.size(); ++a)
+    scope_.tensors[argTensors[a]] = fn->getArg(unsigned(a));
+  for (size_t t = 0; t < k_.tensors.size(); ++t)
+    if (k_.tensors[t].role == ir::TensorRole::Local)
+      scope_.tensors[t] = allocate(uint64_t(k_.tensors[t].elementCount()) *
+                                       uint64_t(ir::elemTypeBytes(k_.tensors[t].type)),
+                                   k_.tensors[t].name);
+  threads_ = threadCount();
+  return fn;
+}
+
+void Generator::generate(const schedule::KernelSchedule &ks) {
+  llvm::Function *fn = kernelFunction();
+  for (const auto &ss : ks.statements)
+    statement(ss);
+  finishScope();
+  auto *wrapTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
+  auto *wrap = llvm::Function::Create(wrapTy, llvm::Function::ExternalLinkage,
+                                      fn->getName() + "__args", m_);
+  setAttributes(wrap);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx(), "entry", wrap));
+  std::vector<Value *> args;
+  for (unsigned a = 0; a < fn->arg_size(); ++a)
+    args.push_back(b_.CreateLoad(ptrTy(), b_.CreateConstInBoundsGEP1_64(ptrTy(), wrap->getArg(0), a)));
+  b_.CreateCall(fn, args);
+  b_.CreateRetVoid();
+}
+
+} // namespace
+
+std::string symbolName(const ir::Kernel &kernel) {
+  std::string s = kernel.name;
+  for (char &ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
+      ch = '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s.insert(0, "_");
+  return s;
+}
+
+std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext &context, const hw::Target &target,
+                                             const std::vector<KernelCode> &kernels) {
+  auto module = std::make_unique<llvm::Module>("isamap", context);
+  if (!target.triple.empty())
+    module->setTargetTriple(target.triple);
+  for (const KernelCode &kc : kernels) {
+    Generator g(*module, target, *kc.kernel);
+    g.generate(*kc.schedule);
+  }
+  return module;
+}
+
+} // namespace isam::backend

@@ -1,0 +1,68 @@
+// LLVM's targets, target machines and the optimisation pipeline.
+#include "backends/llvm/Backend.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <mutex>
+
+namespace isam::backend {
+
+void initializeLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine(const hw::Target &target,
+                                                                   bool positionIndependent) {
+  initializeLLVM();
+  if (target.triple.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target '%s' names no LLVM triple (`llvm triple \"...\"`); "
+                                   "it has no native code",
+                                   target.name.c_str());
+  std::string error;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (!t)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "target '%s': %s",
+                                   target.name.c_str(), error.c_str());
+  llvm::TargetOptions options;
+  std::optional<llvm::Reloc::Model> reloc;
+  if (positionIndependent)
+    reloc = llvm::Reloc::PIC_;
+  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
+      target.triple, target.cpu, target.features, options, reloc, std::nullopt,
+      llvm::CodeGenOpt::Aggressive));
+  if (!tm)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "LLVM cannot make a machine for target '%s' (%s, cpu %s)",
+                                   target.name.c_str(), target.triple.c_str(), target.cpu.c_str());
+  return tm;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  module.setDataLayout(machine.createDataLayout());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&machine);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
+} // namespace isam::backend

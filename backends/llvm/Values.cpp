@@ -1,0 +1,270 @@
+#include "backends/llvm/Values.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace isam::backend {
+
+using llvm::Value;
+
+namespace {
+
+bool isInteger(ir::ElemType t) { return t == ir::ElemType::I8 || t == ir::ElemType::I32; }
+
+} // namespace
+
+llvm::Type *Values::storageType(ir::ElemType t) const {
+  auto &c = m_.getContext();
+  switch (t) {
+  case ir::ElemType::F16:
+    return llvm::Type::getHalfTy(c);
+  case ir::ElemType::BF16: // stored as its bits: conversions are done here, portably
+    return llvm::Type::getInt16Ty(c);
+  case ir::ElemType::F32:
+    return llvm::Type::getFloatTy(c);
+  case ir::ElemType::F64:
+    return llvm::Type::getDoubleTy(c);
+  case ir::ElemType::I8:
+    return llvm::Type::getInt8Ty(c);
+  case ir::ElemType::I32:
+    return llvm::Type::getInt32Ty(c);
+  }
+  return nullptr;
+}
+
+llvm::Type *Values::computeType(ir::ElemType t) const {
+  auto &c = m_.getContext();
+  if (t == ir::ElemType::F64 || isInteger(t))
+    return llvm::Type::getDoubleTy(c);
+  return llvm::Type::getFloatTy(c);
+}
+
+llvm::Type *Values::computeType(ir::ElemType t, unsigned lanes) const {
+  llvm::Type *s = computeType(t);
+  return lanes > 1 ? llvm::FixedVectorType::get(s, lanes) : s;
+}
+
+static llvm::Type *withLanes(llvm::Type *scalar, unsigned lanes) {
+  return lanes > 1 ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+}
+
+llvm::Constant *Values::mask(unsigned lanes, unsigned active) {
+  std::vector<llvm::Constant *> bits;
+  for (unsigned i = 0; i < lanes; ++i)
+    bits.push_back(b_.getInt1(i < active));
+  return llvm::ConstantVector::get(bits);
+}
+
+Value *Values::fromStorage(Value *v, ir::ElemType t) {
+  llvm::Type *vt = v->getType();
+  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  llvm::Type *ct = computeType(t, lanes);
+  switch (t) {
+  case ir::ElemType::F32:
+  case ir::ElemType::F64:
+    return v;
+  case ir::ElemType::F16:
+    return b_.CreateFPExt(v, ct);
+  case ir::ElemType::BF16: {
+    Value *wide = b_.CreateZExt(v, withLanes(b_.getInt32Ty(), lanes));
+    return b_.CreateBitCast(b_.CreateShl(wide, 16), ct);
+  }
+  case ir::ElemType::I8:
+  case ir::ElemType::I32:
+    return b_.CreateSIToFP(v, ct);
+  }
+  return v;
+}
+
+Value *Values::toStorage(Value *v, ir::ElemType t) {
+  llvm::Type *vt = v->getType();
+  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  llvm::Type *st = withLanes(storageType(t), lanes);
+  switch (t) {
+  case ir::ElemType::F32:
+  case ir::ElemType::F64:
+    return v;
+  case ir::ElemType::F16:
+    return b_.CreateFPTrunc(v, st);
+  case ir::ElemType::BF16: {
+    // Round to nearest even on the float's bits; a NaN keeps its sign and stays quiet.
+    llvm::Type *i32 = withLanes(b_.getInt32Ty(), lanes);
+    Value *bits = b_.CreateBitCast(v, i32);
+    Value *lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), llvm::ConstantInt::get(i32, 1));
+    Value *rounded = b_.CreateAdd(b_.CreateAdd(bits, llvm::ConstantInt::get(i32, 0x7FFF)), lsb);
+    Value *quiet = b_.CreateOr(bits, llvm::ConstantInt::get(i32, 0x00400000));
+    Value *isNan = b_.CreateFCmpUNO(v, v);
+    Value *chosen = b_.CreateSelect(isNan, quiet, rounded);
+    return b_.CreateTrunc(b_.CreateLShr(chosen, 16), st);
+  }
+  case ir::ElemType::I8:
+  case ir::ElemType::I32:
+    // Saturating, truncating toward zero, NaN to 0: the interpreter's conversion.
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {st, v->getType()}, {v});
+  }
+  return v;
+}
+
+Value *Values::roundTo(Value *v, ir::ElemType t) {
+  if (t == ir::ElemType::F32 || t == ir::ElemType::F64)
+    return v; // the compute type is the element type
+  return fromStorage(toStorage(v, t), t);
+}
+
+Value *Values::load(Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride, unsigned active) {
+  llvm::Type *st = storageType(t);
+  llvm::Align align(st->getPrimitiveSizeInBits() / 8);
+  if (lanes <= 1 || stride == 0) {
+    Value *one = fromStorage(b_.CreateAlignedLoad(st, ptr, align), t);
+    return lanes > 1 ? b_.CreateVectorSplat(lanes, one) : one;
+  }
+  llvm::Type *vt = llvm::FixedVectorType::get(st, lanes);
+  if (stride == 1) {
+    if (active == lanes)
+      return fromStorage(b_.CreateAlignedLoad(vt, ptr, align), t);
+    return fromStorage(
+        b_.CreateMaskedLoad(vt, ptr, align, mask(lanes, active), llvm::Constant::getNullValue(vt)),
+        t);
+  }
+  Value *v = llvm::Constant::getNullValue(vt);
+  for (unsigned i = 0; i < active; ++i) {
+    Value *at = b_.CreateInBoundsGEP(st, ptr, b_.getInt64(int64_t(i) * stride));
+    v = b_.CreateInsertElement(v, b_.CreateAlignedLoad(st, at, align), uint64_t(i));
+  }
+  return fromStorage(v, t);
+}
+
+void Values::store(Value *value, Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride,
+                   unsigned active) {
+  llvm::Type *st = storageType(t);
+  llvm::Align align(st->getPrimitiveSizeInBits() / 8);
+  Value *v = toStorage(value, t);
+  if (lanes <= 1) {
+    b_.CreateAlignedStore(v, ptr, align);
+    return;
+  }
+  if (stride == 1) {
+    if (active == lanes)
+      b_.CreateAlignedStore(v, ptr, align);
+    else
+      b_.CreateMaskedStore(v, ptr, align, mask(lanes, active));
+    return;
+  }
+  // A stride of 0 cannot be written lane-wise; the last active lane wins, as in a loop.
+  for (unsigned i = 0; i < active; ++i) {
+    Value *at = b_.CreateInBoundsGEP(st, ptr, b_.getInt64(int64_t(i) * stride));
+    b_.CreateAlignedStore(b_.CreateExtractElement(v, uint64_t(i)), at, align);
+  }
+}
+
+Value *Values::constant(double v, ir::ElemType t, unsigned lanes) {
+  Value *c = llvm::ConstantFP::get(computeType(t), v);
+  return lanes > 1 ? b_.CreateVectorSplat(lanes, c) : c;
+}
+
+Value *Values::convert(Value *v, ir::ElemType from, ir::ElemType to) {
+  llvm::Type *a = computeType(from), *b = computeType(to);
+  if (a == b)
+    return v;
+  llvm::Type *vt = v->getType();
+  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  return a->getPrimitiveSizeInBits() < b->getPrimitiveSizeInBits()
+             ? b_.CreateFPExt(v, withLanes(b, lanes))
+             : b_.CreateFPTrunc(v, withLanes(b, lanes));
+}
+
+Value *Values::perLaneLibm(const char *name, Value *x) {
+  llvm::Type *vt = x->getType();
+  llvm::Type *et = vt->getScalarType();
+  std::string fname = name;
+  if (et->isFloatTy())
+    fname += "f";
+  llvm::FunctionCallee f = m_.getOrInsertFunction(fname, et, et);
+  if (!vt->isVectorTy())
+    return b_.CreateCall(f, {x});
+  unsigned lanes = unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements());
+  Value *out = llvm::UndefValue::get(vt);
+  for (unsigned i = 0; i < lanes; ++i)
+    out = b_.CreateInsertElement(out, b_.CreateCall(f, {b_.CreateExtractElement(x, uint64_t(i))}),
+                                 uint64_t(i));
+  return out;
+}
+
+Value *Values::call(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned lanes) {
+  switch (fn) {
+  case ir::Fn::Exp:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]), t);
+  case ir::Fn::Log:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]), t);
+  case ir::Fn::Sqrt:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]), t);
+  case ir::Fn::Abs:
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
+  case ir::Fn::Tanh:
+    return roundTo(perLaneLibm("tanh", a[0]), t);
+  case ir::Fn::Sigmoid: {
+    Value *one = constant(1.0, t, lanes);
+    Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
+    return roundTo(b_.CreateFDiv(one, b_.CreateFAdd(one, e)), t);
+  }
+  case ir::Fn::Relu: // x > 0 ? x : 0, so NaN gives 0
+    return b_.CreateSelect(b_.CreateFCmpOGT(a[0], constant(0.0, t, lanes)), a[0],
+                           constant(0.0, t, lanes));
+  case ir::Fn::Max: // std::max(a, b): a < b ? b : a
+    return b_.CreateSelect(b_.CreateFCmpOLT(a[0], a[1]), a[1], a[0]);
+  case ir::Fn::Min: // std::min(a, b): b < a ? b : a
+    return b_.CreateSelect(b_.CreateFCmpOLT(a[1], a[0]), a[1], a[0]);
+  case ir::Fn::Cast:
+    return roundTo(a[0], t);
+  }
+  return a[0];
+}
+
+Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
+  // Children are brought to this node's compute type before the operation.
+  auto arg = [&](size_t i) {
+    return convert(eval(e.args[i], lanes, read), e.args[i].type, e.type);
+  };
+  switch (e.kind) {
+  case ir::Expr::Kind::Const:
+    return constant(e.value, e.type, lanes);
+  case ir::Expr::Kind::Read:
+    return read(e.access, e.type);
+  case ir::Expr::Kind::Neg:
+    return b_.CreateFNeg(arg(0));
+  case ir::Expr::Kind::Add:
+    return roundTo(b_.CreateFAdd(arg(0), arg(1)), e.type);
+  case ir::Expr::Kind::Sub:
+    return roundTo(b_.CreateFSub(arg(0), arg(1)), e.type);
+  case ir::Expr::Kind::Mul:
+    return roundTo(b_.CreateFMul(arg(0), arg(1)), e.type);
+  case ir::Expr::Kind::Div:
+    return roundTo(b_.CreateFDiv(arg(0), arg(1)), e.type);
+  case ir::Expr::Kind::Call: {
+    std::vector<Value *> args;
+    for (size_t i = 0; i < e.args.size(); ++i)
+      args.push_back(arg(i));
+    return call(e.fn, e.type, args, lanes);
+  }
+  }
+  return nullptr;
+}
+
+Value *Values::fma(Value *a, Value *b, Value *acc) {
+  return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {acc->getType()}, {a, b, acc});
+}
+
+Value *Values::combine(ir::ReduceOp op, Value *acc, Value *value) {
+  switch (op) {
+  case ir::ReduceOp::None:
+    return value;
+  case ir::ReduceOp::Sum:
+    return b_.CreateFAdd(acc, value);
+  case ir::ReduceOp::Max: // std::max(acc, value)
+    return b_.CreateSelect(b_.CreateFCmpOLT(acc, value), value, acc);
+  case ir::ReduceOp::Min:
+    return b_.CreateSelect(b_.CreateFCmpOLT(value, acc), value, acc);
+  }
+  return value;
+}
+
+} // namespace isam::backend

@@ -1,0 +1,65 @@
+// Element values in generated code: how each element type is stored and computed on, loads and
+// stores of one element or of a run of lanes (contiguous, strided, broadcast, masked), and the
+// evaluation of compute-IR expressions, lane-wise.
+//
+// Arithmetic runs in a compute type per element type: float for f32, f16 and bf16 (rounded to
+// the storage type when stored, as the reference interpreter rounds every stored element),
+// double for f64 and the integer types (exact for any i32 product), which are stored saturated
+// and truncated toward zero like the interpreter's. Functions follow the interpreter's
+// definitions, including its NaN behaviour for max, min and relu.
+#pragma once
+
+#include "ir/Compute.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+
+namespace isam::backend {
+
+class Values {
+public:
+  Values(llvm::IRBuilder<> &b, llvm::Module &m) : b_(b), m_(m) {}
+
+  llvm::Type *storageType(ir::ElemType t) const;
+  llvm::Type *computeType(ir::ElemType t) const;
+  // The compute type, as a vector when lanes > 1.
+  llvm::Type *computeType(ir::ElemType t, unsigned lanes) const;
+
+  // Loads `lanes` elements starting at `ptr`, `stride` elements apart (0: one element broadcast
+  // to every lane), of which the first `active` are real; the others read as zero and touch no
+  // memory.
+  llvm::Value *load(llvm::Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride,
+                    unsigned active);
+  // Stores the first `active` lanes of `value`.
+  void store(llvm::Value *value, llvm::Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride,
+             unsigned active);
+
+  // A constant (or splat) in the compute type of t.
+  llvm::Value *constant(double v, ir::ElemType t, unsigned lanes);
+  // A value converted between compute types (same lane count).
+  llvm::Value *convert(llvm::Value *v, ir::ElemType from, ir::ElemType to);
+
+  // Evaluates an expression on `lanes` lanes, reading accesses through `read`, which returns
+  // values in the compute type of the tensor read, with `lanes` lanes.
+  using Reader = std::function<llvm::Value *(const ir::Access &, ir::ElemType)>;
+  llvm::Value *eval(const ir::Expr &e, unsigned lanes, const Reader &read);
+
+  // One reduction step, `acc (op)= value`, with the interpreter's max and min; and a * b + acc
+  // as one fused multiply-add where the target has one.
+  llvm::Value *combine(ir::ReduceOp op, llvm::Value *acc, llvm::Value *value);
+  llvm::Value *fma(llvm::Value *a, llvm::Value *b, llvm::Value *acc);
+
+private:
+  llvm::Value *fromStorage(llvm::Value *v, ir::ElemType t);
+  llvm::Value *toStorage(llvm::Value *v, ir::ElemType t);
+  llvm::Value *call(ir::Fn fn, ir::ElemType t, std::vector<llvm::Value *> args, unsigned lanes);
+  llvm::Value *perLaneLibm(const char *name, llvm::Value *x);
+  llvm::Value *roundTo(llvm::Value *v, ir::ElemType t);
+  llvm::Constant *mask(unsigned lanes, unsigned active);
+
+  llvm::IRBuilder<> &b_;
+  llvm::Module &m_;
+};
+
+} // namespace isam::backend
