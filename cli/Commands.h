@@ -9,6 +9,7 @@ namespace isam::cli {
 using Action = std::function<int()>;
 
 Action registerCheck(CLI::App &app);
+Action registerCompile(CLI::App &app);
 Action registerDumpIr(CLI::App &app);
 Action registerMap(CLI::App &app);
 Action registerRun(CLI::App &app);

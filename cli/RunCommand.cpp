@@ -163,7 +163,11 @@ Action registerRun(CLI::App &app) {
       double gflops = k.flopCount() / (best * 1e6);
       double peak = target->peakFlopsPerCycle() * target->clockHz * threads / 1e9;
       double llvmMs = times.generateMs + times.optimizeMs + times.machineCodeMs;
-      result["compileMilliseconds"] = {{"schedule", scheduleMs}, {"llvm", llvmMs}};
+      result["compileMilliseconds"] = {{"schedule", scheduleMs},
+                                       {"llvm", llvmMs},
+                                       {"llvmGenerate", times.generateMs},
+                                       {"llvmOptimize", times.optimizeMs},
+                                       {"llvmMachineCode", times.machineCodeMs}};
       result["threads"] = threads;
       result["milliseconds"] = {{"best", best}, {"median", median}, {"runs", ms.size()}};
       result["gflops"] = gflops;

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
     commands.push_back({app.get_subcommands({})[before], std::move(action)});
   };
   add(isam::cli::registerCheck);
+  add(isam::cli::registerCompile);
   add(isam::cli::registerDumpIr);
   add(isam::cli::registerMap);
   add(isam::cli::registerSchedule);

@@ -14,6 +14,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace isam::backend {
@@ -75,6 +76,7 @@ private:
   void statement(const schedule::StatementSchedule &ss);
   void emit(const Node &n, State &st);
   void emitLoop(const Node &n, State &st);
+  bool emitUnrolledNest(const Node &n, State &st);
   void emitParallel(const Node &n, State &st);
   void emitStage(const Node &n, State &st);
   void emitCall(State &st);
@@ -309,6 +311,8 @@ void Generator::emitLoop(const Node &n, State &st) {
   int64_t s = st.size[v], full = s / n.step, rem = s % n.step, a0 = st.align[v];
   Value *b0 = st.begin[v];
   bool unroll = calls(n, st.size) <= kUnrollCalls;
+  if (unroll && emitUnrolledNest(n, st))
+    return;
   st.size[v] = n.step;
   st.align[v] = std::gcd(a0, n.step);
   loop(full, unroll, [&](Value *iv) {
@@ -325,6 +329,66 @@ void Generator::emitLoop(const Node &n, State &st) {
   st.begin[v] = b0;
   st.size[v] = s;
   st.align[v] = a0;
+}
+
+// A perfect nest of small loops ending in one call (a register tile) is emitted fully unrolled
+// with the loops reordered so that those over the lane index run innermost: the calls that
+// share a broadcast operand then follow one another, and the broadcast register dies at once
+// instead of living across the whole tile. Only loops over distinct, non-reduction virtual
+// indices are reordered (their calls write distinct elements), so the result is unchanged.
+bool Generator::emitUnrolledNest(const Node &n, State &st) {
+  std::vector<const Node *> chain;
+  const Node *at = &n;
+  while (at->kind == Node::Kind::Loop && at->body.size() == 1) {
+    chain.push_back(at);
+    at = &at->body[0];
+  }
+  if (at->kind != Node::Kind::Call || chain.size() < 2)
+    return false;
+  int laneV = -1;
+  if (c_->mapping >= 0) {
+    const hw::Instruction &in = *t_.instruction(c_->instruction);
+    const ir::Statement &I = in.semantics.statements[0];
+    if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
+      for (size_t v = 0; v < c_->vindices.size(); ++v)
+        if (c_->vindices[v].instrIndex == I.lhs.indices.back().terms[0].first)
+          laneV = int(v);
+  }
+  std::vector<bool> seen(c_->vindices.size(), false);
+  for (const Node *l : chain) {
+    if (seen[size_t(l->v)] || c_->vindices[size_t(l->v)].reduction || l->parallel)
+      return false;
+    seen[size_t(l->v)] = true;
+  }
+  std::stable_partition(chain.begin(), chain.end(), [&](const Node *l) { return l->v != laneV; });
+  // Each loop's iterations as static (offset, size) pairs.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> trips;
+  for (const Node *l : chain) {
+    int64_t s = st.size[size_t(l->v)];
+    std::vector<std::pair<int64_t, int64_t>> t;
+    for (int64_t o = 0; o < s; o += l->step)
+      t.push_back({o, std::min(l->step, s - o)});
+    trips.push_back(t);
+  }
+  State saved = st;
+  std::function<void(size_t)> nest = [&](size_t k) {
+    if (k == chain.size()) {
+      emitCall(st);
+      return;
+    }
+    size_t v = size_t(chain[k]->v);
+    for (auto [offset, size] : trips[k]) {
+      st.begin[v] = b_.CreateAdd(saved.begin[v], c64(offset));
+      st.size[v] = size;
+      st.align[v] = std::gcd(saved.align[v], chain[k]->step);
+      nest(k + 1);
+    }
+    st.begin[v] = saved.begin[v];
+    st.size[v] = saved.size[v];
+    st.align[v] = saved.align[v];
+  };
+  nest(0);
+  return true;
 }
 
 // The loop's iterations are split in contiguous blocks over the threads of one GOMP_parallel

@@ -1,4 +1,5 @@
 #include "driver/Session.h"
+#include "hw/Host.h"
 
 #include "syntax/Parser.h"
 
@@ -272,6 +273,13 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
   loadShipped(name);
   const auto *syms = &symbols();
   auto it = syms->targets.find(name);
+  if (it == syms->targets.end() && name == "host") {
+    // The machine we run on, unless a loaded file declares a target of that name.
+    hw::HostCpu cpu = hw::detectHost();
+    std::optional<hw::Target> description = target(hw::hostDescriptionName(cpu), use);
+    return targets_[name] =
+               description ? std::optional(hw::hostTarget(*description, cpu)) : std::nullopt;
+  }
   if (it == syms->targets.end()) {
     std::vector<std::string> names;
     for (const auto &[n, _] : syms->targets)

@@ -1,0 +1,20 @@
+// Writing compiled kernels to files: objects, assembly, LLVM IR, shared libraries and C
+// headers. Every file is written atomically: to a temporary beside it, renamed into place only
+// when complete, so an error never leaves a half-written output.
+#pragma once
+
+#include "backends/llvm/Backend.h"
+
+namespace isam::backend {
+
+enum class EmitKind { Object, Assembly, LLVM, Shared, Header };
+
+struct EmitTimes {
+  double generateMs = 0, optimizeMs = 0, machineCodeMs = 0;
+};
+
+llvm::Error emitFile(EmitKind kind, const hw::Target &target,
+                     const std::vector<KernelCode> &kernels, const std::string &path,
+                     EmitTimes *times = nullptr);
+
+} // namespace isam::backend

@@ -1,0 +1,188 @@
+// The GEMM suite: every selected DeepBench shape compiled by isamap (samples/gemm.isam's gemm,
+// gemm_tn and gemm_nt kernels) and run against each loaded sgemm library, at each thread count,
+// on the same operands.
+#include "Suites.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace isam::bench {
+
+std::string GemmProblem::label() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string GemmProblem::layout() const {
+  return std::string(transA ? "T" : "N") + (transB ? "T" : "N");
+}
+
+std::optional<std::vector<GemmProblem>> readGemmProblems(const std::string &path,
+                                                         std::string &error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read the GEMM sizes file '" + path + "' (pass --csv PATH)";
+    return std::nullopt;
+  }
+  std::vector<GemmProblem> out;
+  std::map<std::string, int> column;
+  std::string line;
+  int lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');)
+      cells.push_back(c);
+    if (column.empty()) { // the header names the columns
+      for (size_t i = 0; i < cells.size(); ++i)
+        column[cells[i]] = int(i);
+      for (const char *need : {"M", "N", "K", "transA", "transB"})
+        if (!column.count(need)) {
+          error = path + ": the header has no '" + need + "' column";
+          return std::nullopt;
+        }
+      continue;
+    }
+    auto at = [&](const char *name) -> std::string {
+      auto it = column.find(name);
+      return it != column.end() && size_t(it->second) < cells.size() ? cells[size_t(it->second)]
+                                                                     : "";
+    };
+    GemmProblem p;
+    p.set = at("set");
+    char *end = nullptr;
+    for (auto [field, name] : {std::pair{&p.m, "M"}, {&p.n, "N"}, {&p.k, "K"}}) {
+      std::string v = at(name);
+      *field = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || *field <= 0) {
+        error = path + ":" + std::to_string(lineNo) + ": bad " + name + " '" + v + "'";
+        return std::nullopt;
+      }
+    }
+    std::string ta = at("transA"), tb = at("transB");
+    if ((ta != "N" && ta != "T") || (tb != "N" && tb != "T")) {
+      error = path + ":" + std::to_string(lineNo) + ": transA/transB must be N or T";
+      return std::nullopt;
+    }
+    p.transA = ta == "T";
+    p.transB = tb == "T";
+    out.push_back(p);
+  }
+  if (column.empty()) {
+    error = path + ": no header line";
+    return std::nullopt;
+  }
+  return out;
+}
+
+void setIsamapThreads(int threads) {
+  setenv("ISAMAP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+}
+
+namespace {
+
+// OpenBLAS's pthreads workers keep spinning (2^28 cycles by default) after a call before they
+// sleep; waiting that out keeps them from stealing the cores of whatever is timed next.
+void letOpenBLASWorkersSleep() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
+const char *kernelFor(const GemmProblem &p) {
+  return p.transA ? "gemm_tn" : p.transB ? "gemm_nt" : "gemm";
+}
+
+} // namespace
+
+void runGemmSuite(Context &cx, const std::vector<GemmProblem> &problems, Report &report) {
+  const Options &o = cx.options;
+  const std::string file = o.sourceDir + "/samples/gemm.isam";
+  for (const GemmProblem &p : problems) {
+    CompiledKernel ck = compileInstance(
+        file, {"", kernelFor(p), {{"M", p.m}, {"N", p.n}, {"K", p.k}}}, cx.target, cx.jit);
+    GemmShape shape{p.m, p.n, p.k, p.transA, p.transB};
+    size_t mn = size_t(p.m * p.n);
+    // Operands for this shape only, freed before the next (the largest take gigabytes).
+    Buffer a(size_t(p.m * p.k)), b(size_t(p.k * p.n)), c(mn);
+    Buffer ref(o.check ? mn : 0);
+    fillRandom(a, 1);
+    fillRandom(b, 2);
+    // The kernel's operands by name, in its declaration order (inputs, then outputs).
+    std::vector<void *> args;
+    if (ck.entry)
+      for (const auto &t : ck.kernel.tensors)
+        if (t.role != ir::TensorRole::Local)
+          args.push_back(t.name == "A" ? a.data() : t.name == "B" ? b.data() : c.data());
+
+    for (int threads : o.threads) {
+      Row row;
+      row.label = p.label();
+      row.layout = p.layout();
+      row.threads = threads;
+      row.flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
+      row.bytes = 4.0 * double(p.m * p.k + p.k * p.n + p.m * p.n);
+      row.rooflineGflops = cx.roofline.gflops(row.flops, row.bytes, threads);
+      row.compiled = ck.entry != nullptr;
+      row.compileMs = ck.compileMs();
+      row.mapScheduleMs = ck.mapScheduleMs;
+      row.times = ck.times;
+
+      // The first library measured writes the reference result for the check.
+      std::string reference;
+      for (size_t i = 0; i < cx.libraries.size(); ++i) {
+        Figure f;
+        SgemmLibrary *lib = cx.libraries[i];
+        if (!lib) {
+          f.note = "not loaded";
+        } else if (!lib->setThreads(threads)) {
+          f.note = "cannot run on " + std::to_string(threads) + " threads";
+        } else {
+          float *out = o.check && reference.empty() ? ref.data() : c.data();
+          f.timing = timeCalls([&] { lib->sgemm(shape, a.data(), b.data(), out); }, o.repeat);
+          f.measured = true;
+          f.gflops = row.flops / f.timing.bestS / 1e9;
+          if (o.check && reference.empty())
+            reference = lib->name();
+          if (lib->name() == "openblas" && threads > 1)
+            letOpenBLASWorkersSleep();
+        }
+        row.libraries.push_back(f);
+      }
+
+      if (!ck.entry) {
+        row.isamap.note = ck.error;
+        row.check = "n/a (not compiled)";
+      } else {
+        setIsamapThreads(threads);
+        // NaN first: an element the kernel never writes cannot pass the check by accident.
+        if (o.check)
+          fillNaN(c);
+        row.isamap.timing = timeCalls([&] { ck.entry(args.data()); }, o.repeat);
+        row.isamap.measured = true;
+        row.isamap.gflops = row.flops / row.isamap.timing.bestS / 1e9;
+        if (!o.check) {
+          row.check = "off";
+        } else if (reference.empty()) {
+          row.check = "n/a (no library result)";
+        } else {
+          double err = maxRelativeError(c.data(), ref.data(), mn);
+          char buf[96];
+          row.checkFailed = !(err < 1e-3);
+          std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
+                        reference.c_str());
+          row.check = buf;
+        }
+      }
+      report.add(std::move(row));
+    }
+  }
+}
+
+} // namespace isam::bench

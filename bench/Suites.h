@@ -1,0 +1,64 @@
+// The two parts of the benchmark and what they share: the GEMM suite (DeepBench sizes from a
+// CSV file, isamap against OpenBLAS, BLIS and oneDNN) and the layer suite (the dwsep and gru
+// samples' full-size instances, isamap against oneDNN's primitives).
+#pragma once
+
+#include "BenchSupport.h"
+#include "IsamapCompile.h"
+#include "Report.h"
+#include "SgemmLibraries.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isam::bench {
+
+struct Options {
+  std::vector<int> threads{1, 2};
+  std::string filter; // only shapes whose label contains it
+  size_t limit = 0;   // GEMM: at most this many shapes (0: all)
+  int repeat = 0;     // timed calls per figure (0: fill ~0.3 s, at least 3)
+  std::string target = "host";
+  std::string csv;
+  bool check = true;
+  std::string jsonPath;
+  std::vector<std::string> libraries; // empty: all
+  std::string sourceDir;              // the isamap source tree (samples/)
+};
+
+struct Context {
+  const Options &options;
+  const hw::Target &target;
+  Roofline roofline;
+  backend::Jit &jit;
+  // Column order: openblas, blis, onednn; null where the library did not load.
+  std::vector<std::string> libraryNames;
+  std::vector<SgemmLibrary *> libraries;
+};
+
+// One DeepBench GEMM problem: C[M, N] = op(A) * op(B) (see the CSV's header comment).
+struct GemmProblem {
+  std::string set;
+  int64_t m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+  std::string label() const;  // "MxNxK"
+  std::string layout() const; // "NN", "TN", "NT", "TT"
+};
+
+// Reads the CSV (columns set,M,N,K,transA,transB; '#' lines are comments). nullopt and `error`
+// when the file is missing or malformed.
+std::optional<std::vector<GemmProblem>> readGemmProblems(const std::string &path,
+                                                         std::string &error);
+
+void runGemmSuite(Context &context, const std::vector<GemmProblem> &problems, Report &report);
+
+// dwsep (oneDNN depthwise + 1x1 convolutions, plain and blocked layouts) and gru (oneDNN's LBR
+// GRU primitive); one report each.
+void runLayerSuite(Context &context, Report &dwsep, Report &gru);
+
+// Makes isamap's generated code run on `threads` threads from its next call.
+void setIsamapThreads(int threads);
+
+} // namespace isam::bench
