@@ -105,6 +105,8 @@ private:
   const schedule::StatementSchedule *ss_ = nullptr;
   const schedule::Config *c_ = nullptr;
   const ir::Statement *s_ = nullptr;
+  int laneV_ = -1;    // the virtual index the instruction's lanes run along, or -1
+  int laneStmt_ = -1; // its innermost statement index
 };
 
 void Generator::setAttributes(llvm::Function *f) {
@@ -345,22 +347,13 @@ bool Generator::emitUnrolledNest(const Node &n, State &st) {
   }
   if (at->kind != Node::Kind::Call || chain.size() < 2)
     return false;
-  int laneV = -1;
-  if (c_->mapping >= 0) {
-    const hw::Instruction &in = *t_.instruction(c_->instruction);
-    const ir::Statement &I = in.semantics.statements[0];
-    if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
-      for (size_t v = 0; v < c_->vindices.size(); ++v)
-        if (c_->vindices[v].instrIndex == I.lhs.indices.back().terms[0].first)
-          laneV = int(v);
-  }
   std::vector<bool> seen(c_->vindices.size(), false);
   for (const Node *l : chain) {
     if (seen[size_t(l->v)] || c_->vindices[size_t(l->v)].reduction || l->parallel)
       return false;
     seen[size_t(l->v)] = true;
   }
-  std::stable_partition(chain.begin(), chain.end(), [&](const Node *l) { return l->v != laneV; });
+  std::stable_partition(chain.begin(), chain.end(), [&](const Node *l) { return l->v != laneV_; });
   // Each loop's iterations as static (offset, size) pairs.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> trips;
   for (const Node *l : chain) {
@@ -587,10 +580,34 @@ void Generator::emitStage(const Node &n, State &st) {
     h.lo.push_back(l);
     count[d] = dimExact ? c64(shape[d]) : b_.CreateAdd(b_.CreateSub(u, l), c64(1));
   }
+  // Row-major, except that the dimension the instruction's lanes run along goes innermost: a
+  // pack is where a strided operand becomes contiguous.
+  // For lanes over fused indices, their dimensions go innermost together, in order.
+  std::vector<size_t> laneDims;
+  if (laneV_ >= 0)
+    for (int i : c_->vindices[size_t(laneV_)].stmtIndices) {
+      int found = -1;
+      for (size_t d = 0; d < nd; ++d)
+        if (p.access.indices[d].coefficientOf(i) != 0)
+          found = found == -1 ? int(d) : -2;
+      if (found < 0 || std::find(laneDims.begin(), laneDims.end(), size_t(found)) != laneDims.end()) {
+        // Absent (a broadcast), spread over several dimensions, or sharing one: row-major.
+        laneDims.clear();
+        break;
+      }
+      laneDims.push_back(size_t(found));
+    }
+  std::vector<size_t> layout;
+  for (size_t d = 0; d < nd; ++d)
+    if (std::find(laneDims.begin(), laneDims.end(), d) == laneDims.end())
+      layout.push_back(d);
+  layout.insert(layout.end(), laneDims.begin(), laneDims.end());
   h.strides.assign(nd, 1);
-  for (size_t d = nd; d-- > 1;)
-    h.strides[d - 1] = h.strides[d] * shape[d];
-  int64_t elements = nd ? h.strides[0] * shape[0] : 1;
+  int64_t elements = 1;
+  for (size_t k = nd; k-- > 0;) {
+    h.strides[layout[k]] = elements;
+    elements *= shape[layout[k]];
+  }
   int bytes = ir::elemTypeBytes(tensor.type);
   h.ptr = allocate(uint64_t(elements) * uint64_t(bytes), buf.name);
 
@@ -599,66 +616,54 @@ void Generator::emitStage(const Node &n, State &st) {
   Holder outerScratch;
   const Holder outer = holderOf(o, st, outerScratch);
   unsigned width = unsigned(std::max<int64_t>(1, 64 / bytes));
+  // Register buffers are copied fully unrolled, so that every access has a constant offset and
+  // the buffer lives in registers; others in loops.
+  bool registers = c_->levels[size_t(buf.level)].registers;
+  llvm::Type *et = v_.storageType(tensor.type);
+  auto pointers = [&](const std::vector<Value *> &coord) {
+    Value *src = c64(0), *dst = c64(0);
+    for (size_t e = 0; e < nd; ++e) {
+      src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
+      dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
+    }
+    return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src), b_.CreateInBoundsGEP(et, h.ptr, dst));
+  };
   auto copy = [&](bool in) {
-    std::vector<Value *> coord(nd);
-    std::function<void(size_t)> dim = [&](size_t d) {
-      if (d == nd) {
-        Value *src = c64(0), *dst = c64(0);
-        for (size_t e = 0; e < nd; ++e) {
-          src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
-          dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
-        }
-        llvm::Type *et = v_.storageType(tensor.type);
-        Value *sp = b_.CreateInBoundsGEP(et, outer.ptr, src);
-        Value *dp = b_.CreateInBoundsGEP(et, h.ptr, dst);
+    std::vector<Value *> coord(nd, c64(0));
+    // Dimensions in the buffer's layout order; the innermost (contiguous in the buffer) moves a
+    // vector at a time, loaded or gathered from the holder outside.
+    std::function<void(size_t)> dim = [&](size_t k) {
+      if (k == nd) {
+        auto [sp, dp] = pointers(coord);
         b_.CreateStore(b_.CreateLoad(et, in ? sp : dp), in ? dp : sp);
         return;
       }
+      size_t d = layout[k];
       auto *c = llvm::dyn_cast<llvm::ConstantInt>(count[d]);
-      if (d + 1 == nd && c && outer.strides[d] == 1 && c->getSExtValue() > 1) {
-        // Whole vectors, then a masked one.
-        int64_t n = c->getSExtValue();
-        int64_t chunks = (n + width - 1) / width;
-        loop(chunks, chunks * elements / std::max<int64_t>(1, n) <= 4 * kUnrollCalls, [&](Value *iv) {
+      if (k + 1 == nd && c && c->getSExtValue() > 1) {
+        int64_t n = c->getSExtValue(), chunks = (n + width - 1) / width;
+        auto move = [&](Value *iv, unsigned active) {
           coord[d] = b_.CreateAdd(h.lo[d], b_.CreateMul(iv, c64(width)));
-          Value *src = c64(0), *dst = c64(0);
-          for (size_t e = 0; e < nd; ++e) {
-            src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
-            dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
-          }
-          llvm::Type *et = v_.storageType(tensor.type);
-          Value *sp = b_.CreateInBoundsGEP(et, outer.ptr, src);
-          Value *dp = b_.CreateInBoundsGEP(et, h.ptr, dst);
-          // The last chunk is partial unless n is a multiple of the width.
-          auto move = [&](unsigned active) {
-            Value *x = v_.load(in ? sp : dp, tensor.type, width, 1, active);
-            v_.store(x, in ? dp : sp, tensor.type, width, 1, active);
-          };
-          if (n % width == 0) {
-            move(width);
-            return;
-          }
-          auto *fullBb = llvm::BasicBlock::Create(ctx(), "copy.full", scope_.fn);
-          auto *partBb = llvm::BasicBlock::Create(ctx(), "copy.part", scope_.fn);
-          auto *join = llvm::BasicBlock::Create(ctx(), "copy.join", scope_.fn);
-          b_.CreateCondBr(b_.CreateICmpSLT(iv, c64(chunks - 1)), fullBb, partBb);
-          b_.SetInsertPoint(fullBb);
-          move(width);
-          b_.CreateBr(join);
-          b_.SetInsertPoint(partBb);
-          move(unsigned(n % width));
-          b_.CreateBr(join);
-          b_.SetInsertPoint(join);
-        });
+          auto [sp, dp] = pointers(coord);
+          int64_t srcStride = outer.strides[d];
+          Value *x = in ? v_.load(sp, tensor.type, width, srcStride, active)
+                        : v_.load(dp, tensor.type, width, 1, active);
+          if (in)
+            v_.store(x, dp, tensor.type, width, 1, active);
+          else
+            v_.store(x, sp, tensor.type, width, srcStride, active);
+        };
+        loop(n / width, registers, [&](Value *iv) { move(iv, width); });
+        if (n % width)
+          move(c64(chunks - 1), unsigned(n % width));
         return;
       }
-      bool unroll = c && c->getSExtValue() <= 16 && elements <= 4096;
       auto body = [&](Value *iv) {
         coord[d] = b_.CreateAdd(h.lo[d], iv);
-        dim(d + 1);
+        dim(k + 1);
       };
       if (c)
-        loop(c->getSExtValue(), unroll, body);
+        loop(c->getSExtValue(), registers, body);
       else
         loop(count[d], body);
     };
@@ -843,6 +848,17 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
     st.align.push_back(0);
   }
   st.stacks.resize(c_->operands.size());
+  laneV_ = laneStmt_ = -1;
+  if (c_->mapping >= 0) {
+    const ir::Statement &I = t_.instruction(c_->instruction)->semantics.statements[0];
+    if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
+      for (size_t v = 0; v < c_->vindices.size(); ++v)
+        if (c_->vindices[v].instrIndex == I.lhs.indices.back().terms[0].first &&
+            (c_->vindices[v].free || c_->vindices[v].instrExtent > 1)) {
+          laneV_ = int(v);
+          laneStmt_ = c_->vindices[v].stmtIndices.back();
+        }
+  }
   emit(ss.root, st);
 }
 

@@ -110,6 +110,13 @@ Value *Values::roundTo(Value *v, ir::ElemType t) {
   return fromStorage(toStorage(v, t), t);
 }
 
+Value *Values::lanePointers(Value *ptr, llvm::Type *elem, unsigned lanes, int64_t stride) {
+  std::vector<llvm::Constant *> offsets;
+  for (unsigned i = 0; i < lanes; ++i)
+    offsets.push_back(b_.getInt64(uint64_t(int64_t(i) * stride)));
+  return b_.CreateInBoundsGEP(elem, ptr, llvm::ConstantVector::get(offsets));
+}
+
 Value *Values::load(Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride, unsigned active) {
   llvm::Type *st = storageType(t);
   llvm::Align align(st->getPrimitiveSizeInBits() / 8);
@@ -125,12 +132,9 @@ Value *Values::load(Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride, 
         b_.CreateMaskedLoad(vt, ptr, align, mask(lanes, active), llvm::Constant::getNullValue(vt)),
         t);
   }
-  Value *v = llvm::Constant::getNullValue(vt);
-  for (unsigned i = 0; i < active; ++i) {
-    Value *at = b_.CreateInBoundsGEP(st, ptr, b_.getInt64(int64_t(i) * stride));
-    v = b_.CreateInsertElement(v, b_.CreateAlignedLoad(st, at, align), uint64_t(i));
-  }
-  return fromStorage(v, t);
+  return fromStorage(b_.CreateMaskedGather(vt, lanePointers(ptr, st, lanes, stride), align,
+                                           mask(lanes, active), llvm::Constant::getNullValue(vt)),
+                     t);
 }
 
 void Values::store(Value *value, Value *ptr, ir::ElemType t, unsigned lanes, int64_t stride,
@@ -149,11 +153,11 @@ void Values::store(Value *value, Value *ptr, ir::ElemType t, unsigned lanes, int
       b_.CreateMaskedStore(v, ptr, align, mask(lanes, active));
     return;
   }
-  // A stride of 0 cannot be written lane-wise; the last active lane wins, as in a loop.
-  for (unsigned i = 0; i < active; ++i) {
-    Value *at = b_.CreateInBoundsGEP(st, ptr, b_.getInt64(int64_t(i) * stride));
-    b_.CreateAlignedStore(b_.CreateExtractElement(v, uint64_t(i)), at, align);
+  if (stride == 0) { // every lane to one element: the last active lane wins, as in a loop
+    b_.CreateAlignedStore(b_.CreateExtractElement(v, uint64_t(active - 1)), ptr, align);
+    return;
   }
+  b_.CreateMaskedScatter(v, lanePointers(ptr, st, lanes, stride), align, mask(lanes, active));
 }
 
 Value *Values::constant(double v, ir::ElemType t, unsigned lanes) {

@@ -57,6 +57,8 @@ private:
   llvm::Value *perLaneLibm(const char *name, llvm::Value *x);
   llvm::Value *roundTo(llvm::Value *v, ir::ElemType t);
   llvm::Constant *mask(unsigned lanes, unsigned active);
+  // A vector of the lanes' element pointers, `stride` elements apart.
+  llvm::Value *lanePointers(llvm::Value *ptr, llvm::Type *elem, unsigned lanes, int64_t stride);
 
   llvm::IRBuilder<> &b_;
   llvm::Module &m_;

@@ -119,6 +119,11 @@ Cost AnalyticalModel::evaluate(Config &c) const {
             loads *= double(tripsOf(c, j, v));
         }
       double moved = loads * bytes * (p.output ? 2 : 1);
+      // A register tile staged across a layout change is gathered and scattered an element at
+      // a time: each element takes a whole register-wide slot of the path.
+      if (lv.registers && p.staged[l] && p.layoutChange)
+        moved *= std::max(1, int(target_.memories[lv.memory].registerBytes) /
+                                 ir::elemTypeBytes(kernel_.tensors[p.tensor].type));
       lc.bytes += moved;
       if (p.staged[l])
         transfers += loads;

@@ -51,6 +51,35 @@ struct Lowerer {
   }
 };
 
+bool touches(const ir::Access &a, const VirtualIndex &v) {
+  for (const auto &d : a.indices)
+    for (int i : v.stmtIndices)
+      if (d.coefficientOf(i) != 0)
+        return true;
+  return false;
+}
+
+// A stage directly inside loops that do not move its operand's tile is hoisted out of them:
+// the tile stays in place across those loops, as the cost model counts it.
+void hoistStages(Node &n, const Config &c, const std::vector<Buffer> &buffers) {
+  for (auto &x : n.body)
+    hoistStages(x, c, buffers);
+  for (auto &x : n.body) {
+    while (x.kind == Node::Kind::Loop && !x.parallel && x.body.size() == 1 &&
+           x.body[0].kind == Node::Kind::Stage) {
+      const Buffer &b = buffers[x.body[0].buffer];
+      if (touches(c.operands[b.operand].access, c.vindices[x.v]))
+        break;
+      Node stage = std::move(x.body[0]);
+      Node loop = std::move(x);
+      loop.body = std::move(stage.body);
+      stage.body.clear();
+      stage.body.push_back(std::move(loop));
+      x = std::move(stage);
+    }
+  }
+}
+
 } // namespace
 
 StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
@@ -90,6 +119,7 @@ StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
   }
   Lowerer lowerer{kernel, config, out};
   out.root.body.push_back(lowerer.level(0));
+  hoistStages(out.root, config, out.buffers);
   return out;
 }
 

@@ -53,6 +53,7 @@ struct OperandPlacement {
   std::vector<int> path;     // levels it passes through, outermost first
   std::vector<bool> staged;  // per level: an explicit buffer at that level
   std::vector<std::string> via; // per level: the move (or "copy", "pack") that fills it
+  bool layoutChange = false;    // the mapping needs it in another layout than the tensor's
 };
 
 struct Config {

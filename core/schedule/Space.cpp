@@ -187,7 +187,8 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       if (!lv.softwareManaged)
         innermostCache = l;
     }
-    if (c.operands[o].needsPack && p.tensor >= 0) {
+    p.layoutChange = c.operands[o].needsPack && p.tensor >= 0;
+    if (p.layoutChange) {
       // A layout change is a copy through the innermost cache level; where the path has none
       // (a scratchpad filled by DMA), the first staging copy has to make it.
       if (innermostCache > 0 && !p.output) {
