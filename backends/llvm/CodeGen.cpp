@@ -915,12 +915,12 @@ void Generator::generate(const schedule::KernelSchedule &ks) {
 } // namespace
 
 std::string symbolName(const ir::Kernel &kernel) {
-  std::string s = kernel.name;
-  for (char &ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
-      ch = '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-    s.insert(0, "_");
+  std::string s;
+  // A C identifier cannot start with a digit.
+  if (kernel.name.empty() || std::isdigit(static_cast<unsigned char>(kernel.name[0])))
+    s.push_back('_');
+  for (char ch : kernel.name)
+    s.push_back(std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
   return s;
 }
 
