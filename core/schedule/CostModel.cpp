@@ -76,6 +76,11 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     return double(product(tileFootprint(s, p.access, c.vindices, tile))) *
            ir::elemTypeBytes(kernel_.tensors[p.tensor].type);
   };
+  // The width of the innermost register file the instruction's operands use (a vector).
+  uint32_t registerBytes = 0;
+  for (const auto &lv : c.levels)
+    if (lv.registers)
+      registerBytes = std::max(registerBytes, target_.memories[lv.memory].registerBytes);
   double overlapped = 0, serial = 0;
   std::string slowest;
   for (size_t l = 1; l < nl; ++l) {
@@ -119,6 +124,11 @@ Cost AnalyticalModel::evaluate(Config &c) const {
             loads *= double(tripsOf(c, j, v));
         }
       double moved = loads * bytes * (p.output ? 2 : 1);
+      // A tile staged across a layout change (a pack, or a register tile of transposed
+      // accumulators) is gathered and scattered an element at a time: each element takes a
+      // whole vector-wide slot of the path.
+      if (p.staged[l] && p.layoutChange)
+        moved *= std::max(1, int(registerBytes) / ir::elemTypeBytes(kernel_.tensors[p.tensor].type));
       // A register tile staged across a layout change is gathered and scattered an element at
       // a time: each element takes a whole register-wide slot of the path.
       if (lv.registers && p.staged[l] && p.layoutChange)
