@@ -14,15 +14,6 @@ namespace isam::viz {
 
 namespace {
 
-bool touches(const ir::Access &a, const schedule::VirtualIndex &v) {
-  for (const auto &d : a.indices)
-    for (auto [i, coef] : d.terms)
-      if (coef != 0 &&
-          std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
-        return true;
-  return false;
-}
-
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string out = "[";
   for (size_t d = 0; d < shape.size(); ++d)
@@ -68,31 +59,11 @@ bool drawable(const ir::Kernel &k, const hw::Target &t, const schedule::Statemen
 
 Traffic operandTraffic(const ir::Kernel &k, const schedule::StatementSchedule &ss, size_t operand,
                        size_t level) {
-  Traffic out;
   const auto &c = ss.config;
   if (operand >= c.operands.size() || level >= c.levels.size() ||
       c.statement >= k.statements.size())
-    return out;
-  const auto &p = c.operands[operand];
-  if (p.tensor < 0)
-    return out;
-  const ir::Statement &s = k.statements[c.statement];
-  double elems = 1;
-  for (int64_t e : schedule::tileFootprint(s, p.access, c.vindices, c.tiles[level]))
-    elems *= double(e);
-  out.tileBytes = elems * ir::elemTypeBytes(k.tensors[size_t(p.tensor)].type);
-  double loads = 1;
-  bool changed = false;
-  for (size_t j = level; j-- > 0;)
-    for (size_t i = c.order[j].size(); i-- > 0;) {
-      int v = c.order[j][i];
-      changed = changed || touches(p.access, c.vindices[size_t(v)]);
-      if (changed)
-        loads *= double(schedule::tripsOf(c, j, size_t(v)));
-    }
-  out.loads = loads;
-  out.totalBytes = loads * out.tileBytes * (p.output ? 2 : 1);
-  return out;
+    return {};
+  return schedule::operandTraffic(k, c, operand, level);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "hw/Hardware.h"
 #include "ir/Compute.h"
 #include "mapping/Mapping.h"
+#include "schedule/CostModel.h"
 #include "schedule/Schedule.h"
 #include "viz/Style.h"
 
@@ -35,15 +36,10 @@ std::string partitionGraph(const ir::Kernel &kernel, const hw::System &system,
                            const std::vector<hw::Target> &units,
                            const mapping::Partition &partition, const Options &options = {});
 
-// The traffic of one operand into one level, as the analytical cost model counts it: the bytes
-// of one tile, how many times a tile is brought in (loops outside the level that touch the
-// operand), and the total (twice for a result, which is also written back). Summed over the
-// operands whose path includes the level, `total` is the model's Cost::LevelCost::bytes.
-struct Traffic {
-  double tileBytes = 0;
-  double loads = 0;
-  double totalBytes = 0;
-};
+// The traffic of one operand into one level, as the analytical cost model counts it
+// (schedule::operandTraffic); summed over the operands whose path includes the level, `total`
+// is the model's Cost::LevelCost::bytes. Out-of-range arguments give zeros.
+using schedule::Traffic;
 Traffic operandTraffic(const ir::Kernel &kernel, const schedule::StatementSchedule &schedule,
                        size_t operand, size_t level);
 

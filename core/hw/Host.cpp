@@ -1,10 +1,12 @@
 #include "hw/Host.h"
+#include "hw/Calibrate.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 namespace isam::hw {
@@ -53,7 +55,42 @@ Target hostTarget(const Target &description, const HostCpu &cpu) {
   for (const auto &f : cpu.features)
     t.features.append(t.features.empty() ? "+" : ",+").append(f);
   t.cores = cpu.threads;
+  calibrate(t, cpu);
   return t;
+}
+
+void calibrate(Target &t, const HostCpu &cpu) {
+  uint32_t vectorBytes = 0;
+  for (const auto &m : t.memories)
+    if (m.isRegisters)
+      vectorBytes = std::max(vectorBytes, m.registerBytes);
+  const Instruction *peak = nullptr;
+  double best = 0;
+  for (const auto &i : t.instructions) {
+    if (i.isMove || i.semantics.statements.empty())
+      continue;
+    const ir::Statement &s = i.semantics.statements[0];
+    double perCycle = double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle;
+    if (perCycle > best)
+      best = perCycle, peak = &i;
+  }
+  if (!peak || vectorBytes == 0)
+    return;
+  std::optional<double> measured = measureFmaGflops(cpu, vectorBytes);
+  if (!measured)
+    return;
+  double described = best * t.clockHz / 1e9;
+  double factor = *measured / described;
+  if (factor > 0.8 && factor < 1.25)
+    return;
+  // More (or fewer) pipes than the description's core: every arithmetic instruction on the
+  // peak instruction's unit issues that much faster. Pipes come in whole numbers; the rest of
+  // the difference is the clock, which the description keeps (the OS reports a nominal one).
+  factor = factor >= 1 ? std::round(factor) : std::max(0.25, std::round(factor * 4) / 4);
+  int unit = peak->unit;
+  for (auto &i : t.instructions)
+    if (!i.isMove && i.unit == unit)
+      i.cost.perCycle *= factor;
 }
 
 } // namespace isam::hw

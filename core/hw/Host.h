@@ -25,7 +25,12 @@ HostCpu detectHost();
 std::string hostDescriptionName(const HostCpu &cpu);
 
 // `description` adapted to the CPU: named "host", with the CPU's triple, name, features and
-// thread count.
+// thread count, calibrated (below).
 Target hostTarget(const Target &description, const HostCpu &cpu);
+
+// Makes the description's compute rate this machine's: when the measured vector FMA rate of a
+// core is off the described one by more than a quarter, the issue rate of the arithmetic
+// instructions on the peak instruction's unit is scaled to match (in whole pipes).
+void calibrate(Target &target, const HostCpu &cpu);
 
 } // namespace isam::hw

@@ -30,6 +30,19 @@ bool touches(const ir::Access &a, const VirtualIndex &v) {
 }
 
 // The move of a staging step ("mvin", or "pack, then mvin").
+// The move that writes a register back to the memory around it, if the target has one.
+const hw::Instruction *storeFrom(const hw::Target &t, int registers) {
+  int outer = t.memories[registers].parent;
+  for (const auto &i : t.instructions) {
+    if (!i.isMove || i.semantics.tensors.size() < 2)
+      continue;
+    const auto &dst = i.semantics.tensors[0], &src = i.semantics.tensors[1];
+    if (t.memoryIndex(src.memory) == registers && t.memoryIndex(dst.memory) == outer)
+      return &i;
+  }
+  return nullptr;
+}
+
 std::string moveName(const std::string &via) {
   auto comma = via.rfind(' ');
   return comma == std::string::npos ? via : via.substr(comma + 1);
@@ -76,11 +89,6 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     return double(product(tileFootprint(s, p.access, c.vindices, tile))) *
            ir::elemTypeBytes(kernel_.tensors[p.tensor].type);
   };
-  // The width of the innermost register file the instruction's operands use (a vector).
-  uint32_t registerBytes = 0;
-  for (const auto &lv : c.levels)
-    if (lv.registers)
-      registerBytes = std::max(registerBytes, target_.memories[lv.memory].registerBytes);
   double overlapped = 0, serial = 0;
   std::string slowest;
   for (size_t l = 1; l < nl; ++l) {
@@ -90,6 +98,9 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     lc.capacityBytes = double(lv.capacityBytes);
     double footprint = 0, transfers = 0;
     int registers = 0;
+    // Register tiles filled (and written back) by the code around the tile's loops: those
+    // moves are instructions of their own, between one tile's steady state and the next's.
+    std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
     for (const auto &p : c.operands) {
       if (p.tensor < 0 || std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end())
         continue;
@@ -109,31 +120,15 @@ Cost AnalyticalModel::evaluate(Config &c) const {
             instances *= double(tripsOf(c, l, v));
         registers += int(perInstance * instances);
         footprint += bytes;
+        if (p.staged[l])
+          stagedRegisters.push_back({&p, perInstance * instances});
       } else {
         footprint += bytes * (c.doubleBuffered[l] && p.staged[l] ? 2 : 1);
       }
-      // Reuse: loops outside this level that do not touch the operand, innermost first,
-      // leave its tile in place.
-      double loads = 1;
-      bool changed = false;
-      for (size_t j = l; j-- > 0;)
-        for (size_t k = c.order[j].size(); k-- > 0;) {
-          int v = c.order[j][k];
-          changed = changed || touches(p.access, c.vindices[v]);
-          if (changed)
-            loads *= double(tripsOf(c, j, v));
-        }
-      double moved = loads * bytes * (p.output ? 2 : 1);
-      // A tile staged across a layout change (a pack, or a register tile of transposed
-      // accumulators) is gathered and scattered an element at a time: each element takes a
-      // whole vector-wide slot of the path.
-      if (p.staged[l] && p.layoutChange)
-        moved *= std::max(1, int(registerBytes) / ir::elemTypeBytes(kernel_.tensors[p.tensor].type));
-      // A register tile staged across a layout change is gathered and scattered an element at
-      // a time: each element takes a whole register-wide slot of the path.
-      if (lv.registers && p.staged[l] && p.layoutChange)
-        moved *= std::max(1, int(target_.memories[lv.memory].registerBytes) /
-                                 ir::elemTypeBytes(kernel_.tensors[p.tensor].type));
+      Traffic traffic = operandTraffic(kernel_, c, size_t(&p - c.operands.data()), l);
+      double loads = traffic.loads, moved = traffic.totalBytes;
+      if (!stagedRegisters.empty() && stagedRegisters.back().first == &p)
+        stagedRegisters.back().second *= loads;
       lc.bytes += moved;
       if (p.staged[l])
         transfers += loads;
@@ -170,6 +165,16 @@ Cost AnalyticalModel::evaluate(Config &c) const {
       if (p.staged[l])
         if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l])))
           moveLatency = std::max(moveLatency, mv->cost.latencyCycles);
+    // The fills and write-backs issue at their moves' rates; out-of-order cores overlap about
+    // half of them with the neighbouring tiles' arithmetic.
+    for (auto [p, moves] : stagedRegisters) {
+      const hw::Instruction *in = target_.instruction(moveName(p->via[l]));
+      const hw::Instruction *out = p->output ? storeFrom(target_, lv.memory) : nullptr;
+      double cycles = moves / (in && in->cost.perCycle > 0 ? in->cost.perCycle : 1);
+      if (p->output)
+        cycles += moves / (out && out->cost.perCycle > 0 ? out->cost.perCycle : 1);
+      serial += 0.5 * cycles / coresUsed;
+    }
     if (lv.softwareManaged && !lv.registers && !c.doubleBuffered[l]) {
       serial += lc.cycles + transfers * moveLatency / coresUsed;
     } else if (lc.cycles > overlapped) {
@@ -197,7 +202,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     cost.accumulators = int(independent);
     double needed = instr.cost.latencyCycles * perCycle;
     if (independent < needed) {
-      double latencyBound = calls * instr.cost.latencyCycles / (independent * coresUsed);
+      double latencyBound = calls * needed / perCycle / (independent * coresUsed);
       if (latencyBound > cost.computeCycles) {
         cost.computeCycles = latencyBound;
         cost.bound = "latency";
@@ -222,6 +227,39 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   cost.valid = true;
   (void)mappings_;
   return cost;
+}
+
+Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand, size_t level) {
+  Traffic out;
+  const OperandPlacement &p = c.operands[operand];
+  if (p.tensor < 0)
+    return out;
+  const ir::Statement &s = kernel.statements[c.statement];
+  int elemBytes = ir::elemTypeBytes(kernel.tensors[size_t(p.tensor)].type);
+  out.tileBytes = double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
+  // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
+  // tile in place.
+  double loads = 1;
+  bool changed = false;
+  for (size_t j = level; j-- > 0;)
+    for (size_t k = c.order[j].size(); k-- > 0;) {
+      int v = c.order[j][k];
+      changed = changed || touches(p.access, c.vindices[size_t(v)]);
+      if (changed)
+        loads *= double(tripsOf(c, j, size_t(v)));
+    }
+  out.loads = loads;
+  out.totalBytes = loads * out.tileBytes * (p.output ? 2 : 1);
+  // A tile staged across a layout change (a pack, or a register tile of transposed
+  // accumulators) is gathered and scattered an element at a time: each element takes a whole
+  // vector-wide slot of the path.
+  if (p.staged[level] && p.layoutChange) {
+    uint32_t vectorBytes = 0;
+    for (const auto &lv : c.levels)
+      vectorBytes = std::max(vectorBytes, lv.registerBytes);
+    out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
+  }
+  return out;
 }
 
 } // namespace isam::schedule

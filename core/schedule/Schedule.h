@@ -42,6 +42,7 @@ struct Level {
   bool registers = false;
   uint64_t capacityBytes = 0;
   double bandwidthBytesPerCycle = 0; // delivered into this level by its parent
+  uint32_t registerBytes = 0;        // registers: the width of one
 };
 
 // Where each instruction operand's tiles live.

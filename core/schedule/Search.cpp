@@ -101,6 +101,9 @@ public:
     std::vector<std::pair<double, Point>> beam;
     Point start = space.heuristicPoint();
     beam.push_back({eval(start), start});
+    for (const Point &s : space.seedPoints())
+      if (!eval.exhausted())
+        beam.push_back({eval(s), s});
     for (size_t i = 1; i < width * 4 && !eval.exhausted(); ++i) {
       Point r = randomPoint(space, rng);
       beam.push_back({eval(r), r});
@@ -146,6 +149,9 @@ public:
     std::vector<std::pair<double, Point>> population;
     Point start = space.heuristicPoint();
     population.push_back({eval(start), start});
+    for (const Point &s : space.seedPoints())
+      if (!eval.exhausted())
+        population.push_back({eval(s), s});
     for (size_t i = 0; i < 64 && !eval.exhausted(); ++i) {
       Point p = randomPoint(space, rng);
       population.push_back({eval(p), p});

@@ -151,6 +151,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     l.capacityBytes = mem.sizeBytes;
     double parentBw = mem.parent >= 0 ? target.memories[mem.parent].bandwidthBytesPerCycle : 0;
     l.bandwidthBytesPerCycle = parentBw;
+    l.registerBytes = mem.isRegisters ? mem.registerBytes : 0;
     k.levels.push_back(l);
   }
   auto levelOf = [&](int memory) {
@@ -380,6 +381,41 @@ std::vector<size_t> Space::heuristicPoint() const {
       bestExtent = k.vindices[parallelOptions_[i]].extent, best = i;
   p[base + nl] = best;
   return p;
+}
+
+std::vector<std::vector<size_t>> Space::seedPoints() const {
+  const Config &k = skeleton_;
+  size_t nv = k.vindices.size(), nl = k.levels.size();
+  std::vector<std::vector<size_t>> seeds;
+  if (nl < 2)
+    return seeds;
+  auto nearest = [&](size_t v, double want) {
+    const auto &opts = tileOptions_[v];
+    size_t best = 0;
+    for (size_t i = 1; i < opts.size(); ++i)
+      if (std::fabs(std::log(double(opts[i]) / want)) < std::fabs(std::log(double(opts[best]) / want)))
+        best = i;
+    return best;
+  };
+  std::vector<size_t> base = heuristicPoint();
+  for (int lanes : {1, 2, 3, 4})
+    for (int rows : {4, 6, 8, 11, 14})
+      for (int reduction : {32, 64, 128, 256}) {
+        std::vector<size_t> p = base;
+        for (size_t v = 0; v < nv; ++v) {
+          const VirtualIndex &vi = k.vindices[v];
+          double reg = vi.reduction        ? reduction
+                       : vi.instrIndex >= 0 ? double(vi.instrExtent * lanes)
+                                            : double(rows);
+          for (size_t l = 1; l < nl; ++l) {
+            // Spatial tiles grow fourfold per level outward from the one around the registers.
+            double grow = vi.reduction || l + 2 >= nl ? 1 : std::pow(4.0, double(nl - 2 - l));
+            p[tileKnob(l, v)] = nearest(v, reg * grow);
+          }
+        }
+        seeds.push_back(std::move(p));
+      }
+  return seeds;
 }
 
 } // namespace isam::schedule

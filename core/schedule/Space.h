@@ -36,6 +36,11 @@ public:
   Config decode(const std::vector<size_t> &point) const;
   // A point encoding a sensible default (the greedy start of local searches).
   std::vector<size_t> heuristicPoint() const;
+  // Register-blocked starts in the manner of BLAS micro-kernels: a few vectors along the
+  // instruction's index times a few rows of the other spatial indices in registers, a long
+  // reduction at every level, and cache tiles growing outward. Local searches start from the
+  // best of them, which one-knob moves alone rarely reach.
+  std::vector<std::vector<size_t>> seedPoints() const;
   // What the pins asked for that this space cannot give (empty when fine).
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
