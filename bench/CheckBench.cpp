@@ -27,7 +27,8 @@ std::string generate(int lines) {
             "  C[m, n] = max(V[m, n], 0.0)\n"
             "          + relu(T[m, n]) / 2.0;\n"
             "}\n"
-            "instance i" + std::to_string(n) + " = k" + std::to_string(n) + "<64, 48, 32>;\n\n";
+            "instance i" +
+            std::to_string(n) + " = k" + std::to_string(n) + "<64, 48, 32>;\n\n";
     written += 10;
   }
   return text;
@@ -82,7 +83,8 @@ int main(int argc, char **argv) {
       auto start = std::chrono::steady_clock::now();
       int rc = std::system((std::string(argv[2]) + " check " + path).c_str());
       wall.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
       if (rc != 0)
         return 1;
     }

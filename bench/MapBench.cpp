@@ -137,8 +137,7 @@ int main(int argc, char **argv) {
 
   std::printf("map: %zu instances of %zu samples, %zu statements, onto %zu targets; "
               "%zu candidates, %zu rejections per run; median of %d runs\n",
-              instances, samples.size(), statements, targets.size(), candidates, rejections,
-              runs);
+              instances, samples.size(), statements, targets.size(), candidates, rejections, runs);
   std::printf("  total: median %.1f ms, min %.1f ms, max %.1f ms\n", median(totals),
               *std::min_element(totals.begin(), totals.end()),
               *std::max_element(totals.begin(), totals.end()));
@@ -158,8 +157,8 @@ int main(int argc, char **argv) {
       slowest = key;
     }
   }
-  std::printf("  per statement and target: median %.3f ms, slowest %.2f ms (%s)\n",
-              median(medians), slowestMs, slowest.c_str());
+  std::printf("  per statement and target: median %.3f ms, slowest %.2f ms (%s)\n", median(medians),
+              slowestMs, slowest.c_str());
   if (exhausted)
     std::printf("  searches that ran out of budget: %zu (over all runs)\n", exhausted);
   return 0;

@@ -58,8 +58,8 @@ bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, Diagnosti
     char *end = nullptr;
     errno = 0;
     long long v = value.empty() ? 0 : std::strtoll(value.c_str(), &end, 10);
-    if (eq == std::string::npos || name.empty() || value.empty() || *end != 0 || errno ||
-        v <= 0 || v > (1LL << 40)) {
+    if (eq == std::string::npos || name.empty() || value.empty() || *end != 0 || errno || v <= 0 ||
+        v > (1LL << 40)) {
       diags.error("E0409", {},
                   "-D expects NAME=VALUE with a positive integer VALUE, got '" + d + "'");
       ok = false;
@@ -104,30 +104,30 @@ nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
 void printDiagnostics(const std::vector<Session *> &sessions, Format format) {
   nlohmann::json out = nlohmann::json::array();
   for (Session *session : sessions) {
-  const SourceManager &sm = session->sources();
-  if (format == Format::Text) {
-    for (const auto &d : session->diagnostics().all())
-      std::cerr << renderDiagnostic(d, sm);
-    continue;
-  }
-  for (const auto &d : session->diagnostics().all()) {
-    nlohmann::json j = {{"file", d.range.valid() ? sm.path(d.range.file) : ""},
-                        {"range", rangeJson(sm, d.range)},
-                        {"severity", severityName(d.severity)},
-                        {"code", d.code},
-                        {"message", d.message}};
-    nlohmann::json notes = nlohmann::json::array();
-    for (const auto &n : d.notes)
-      notes.push_back({{"file", n.range.valid() ? sm.path(n.range.file) : ""},
-                       {"range", rangeJson(sm, n.range)},
-                       {"message", n.message}});
-    j["notes"] = notes;
-    nlohmann::json fixes = nlohmann::json::array();
-    for (const auto &f : d.fixits)
-      fixes.push_back({{"range", rangeJson(sm, f.range)}, {"replacement", f.replacement}});
-    j["fixes"] = fixes;
-    out.push_back(j);
-  }
+    const SourceManager &sm = session->sources();
+    if (format == Format::Text) {
+      for (const auto &d : session->diagnostics().all())
+        std::cerr << renderDiagnostic(d, sm);
+      continue;
+    }
+    for (const auto &d : session->diagnostics().all()) {
+      nlohmann::json j = {{"file", d.range.valid() ? sm.path(d.range.file) : ""},
+                          {"range", rangeJson(sm, d.range)},
+                          {"severity", severityName(d.severity)},
+                          {"code", d.code},
+                          {"message", d.message}};
+      nlohmann::json notes = nlohmann::json::array();
+      for (const auto &n : d.notes)
+        notes.push_back({{"file", n.range.valid() ? sm.path(n.range.file) : ""},
+                         {"range", rangeJson(sm, n.range)},
+                         {"message", n.message}});
+      j["notes"] = notes;
+      nlohmann::json fixes = nlohmann::json::array();
+      for (const auto &f : d.fixits)
+        fixes.push_back({{"range", rangeJson(sm, f.range)}, {"replacement", f.replacement}});
+      j["fixes"] = fixes;
+      out.push_back(j);
+    }
   }
   if (format == Format::Text)
     return;

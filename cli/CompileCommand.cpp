@@ -13,10 +13,11 @@ namespace isam::cli {
 
 namespace {
 
-const std::map<std::string, backend::EmitKind> kKinds = {
-    {"obj", backend::EmitKind::Object},   {"asm", backend::EmitKind::Assembly},
-    {"llvm", backend::EmitKind::LLVM},    {"shared", backend::EmitKind::Shared},
-    {"header", backend::EmitKind::Header}};
+const std::map<std::string, backend::EmitKind> kKinds = {{"obj", backend::EmitKind::Object},
+                                                         {"asm", backend::EmitKind::Assembly},
+                                                         {"llvm", backend::EmitKind::LLVM},
+                                                         {"shared", backend::EmitKind::Shared},
+                                                         {"header", backend::EmitKind::Header}};
 
 const char *extension(const std::string &kind) {
   if (kind == "asm")
@@ -47,8 +48,9 @@ Action registerCompile(CLI::App &app) {
       ->required();
   cmd->add_option("--emit", opts->emit, "What to write: obj, asm, llvm, shared or header")
       ->check(CLI::IsMember({"obj", "asm", "llvm", "shared", "header"}));
-  cmd->add_option("-o,--output", opts->output, "Output file (default: FILE's stem and the "
-                                               "usual extension, in the current directory)");
+  cmd->add_option("-o,--output", opts->output,
+                  "Output file (default: FILE's stem and the "
+                  "usual extension, in the current directory)");
   cmd->add_option("--seed", opts->seed, "Seed of the schedule search");
   addCommonOptions(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);

@@ -87,8 +87,9 @@ Action registerRun(CLI::App &app) {
   cmd->add_option("--repeat", opts->repeat, "Timed runs (the best and the median are printed)")
       ->check(CLI::Range(size_t(1), size_t(1000000)))
       ->needs(target);
-  cmd->add_option("--threads", opts->threads, "Threads (default: ISAMAP_NUM_THREADS, else the "
-                                              "target's cores)")
+  cmd->add_option("--threads", opts->threads,
+                  "Threads (default: ISAMAP_NUM_THREADS, else the "
+                  "target's cores)")
       ->check(CLI::Range(1u, 4096u))
       ->needs(target);
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
@@ -174,11 +175,11 @@ Action registerRun(CLI::App &app) {
       if (peak > 0)
         result["peakFraction"] = gflops / peak;
       if (text) {
-        std::cout << k.name << " on " << target->name << ": compiled in "
-                  << (scheduleMs + llvmMs) << " ms (map and schedule " << scheduleMs
-                  << ", LLVM " << llvmMs << "); ran " << ms.size() << "x on " << threads
-                  << " thread" << (threads == 1 ? "" : "s") << ": best " << best
-                  << " ms, median " << median << " ms, " << gflops << " GFLOP/s";
+        std::cout << k.name << " on " << target->name << ": compiled in " << (scheduleMs + llvmMs)
+                  << " ms (map and schedule " << scheduleMs << ", LLVM " << llvmMs << "); ran "
+                  << ms.size() << "x on " << threads << " thread" << (threads == 1 ? "" : "s")
+                  << ": best " << best << " ms, median " << median << " ms, " << gflops
+                  << " GFLOP/s";
         if (peak > 0)
           std::cout << ", " << 100 * gflops / peak << "% of the " << peak << " GFLOP/s peak";
         std::cout << "\n";

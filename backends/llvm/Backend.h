@@ -52,6 +52,10 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
 // The C symbol of a kernel's entry point (its name with anything but [A-Za-z0-9_] as '_').
 std::string symbolName(const ir::Kernel &kernel);
 
+// Fails when entry points would clash: with each other (NAME, NAME__args), with a C keyword, or
+// with a C library function the generated code calls (getenv, expf, GOMP_parallel, ...).
+llvm::Error checkSymbols(const std::vector<KernelCode> &kernels);
+
 // The C header declaring the kernels' entry points.
 std::string cHeader(const std::vector<KernelCode> &kernels, const std::string &guard);
 

@@ -15,7 +15,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 namespace isam::backend {
 
@@ -24,7 +26,7 @@ using schedule::Node;
 
 namespace {
 
-constexpr int64_t kUnrollCalls = 64;        // unroll a loop whose body and trips make fewer calls
+constexpr int64_t kUnrollCalls = 64; // unroll a loop whose body and trips make fewer calls
 constexpr uint64_t kStackBufferBytes = 64 << 10; // larger staging buffers go on the heap
 
 // An operand's current holder: the tensor itself, or a staged buffer over a bounding box.
@@ -35,9 +37,9 @@ struct Holder {
 };
 
 struct State {
-  std::vector<Value *> begin; // per virtual index, i64
-  std::vector<int64_t> size;  // per virtual index: the box's static size
-  std::vector<int64_t> align; // begin is a multiple of this (0: begin is 0)
+  std::vector<Value *> begin;              // per virtual index, i64
+  std::vector<int64_t> size;               // per virtual index: the box's static size
+  std::vector<int64_t> align;              // begin is a multiple of this (0: begin is 0)
   std::vector<std::vector<Holder>> stacks; // per Config operand, innermost last
 };
 
@@ -125,8 +127,7 @@ Value *Generator::allocate(uint64_t bytes, const std::string &name) {
     a->setAlignment(llvm::Align(64));
     return a;
   }
-  llvm::FunctionCallee alloc =
-      m_.getOrInsertFunction("aligned_alloc", ptrTy(), i64(), i64());
+  llvm::FunctionCallee alloc = m_.getOrInsertFunction("aligned_alloc", ptrTy(), i64(), i64());
   Value *p = at.CreateCall(alloc, {at.getInt64(64), at.getInt64(bytes)}, name);
   scope_.heap.push_back(p);
   return p;
@@ -238,8 +239,8 @@ Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Val
                           const Holder &h) {
   Value *offset = c64(0);
   for (size_t d = 0; d < a.indices.size(); ++d)
-    offset = b_.CreateAdd(
-        offset, b_.CreateMul(b_.CreateSub(affine(a.indices[d], point), h.lo[d]), c64(h.strides[d])));
+    offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateSub(affine(a.indices[d], point), h.lo[d]),
+                                               c64(h.strides[d])));
   llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
   return b_.CreateInBoundsGEP(et, h.ptr, offset);
 }
@@ -419,8 +420,9 @@ void Generator::emitParallel(const Node &n, State &st) {
   }
 
   auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-  auto *fn = llvm::Function::Create(fnTy, llvm::Function::InternalLinkage,
-                                    scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
+  auto *fn =
+      llvm::Function::Create(fnTy, llvm::Function::InternalLinkage,
+                             scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
   setAttributes(fn);
   llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
   Scope caller = std::move(scope_);
@@ -484,8 +486,8 @@ void Generator::emitParallel(const Node &n, State &st) {
   b_.SetInsertPoint(callerBlock);
 
   // One thread runs the body directly; more share it through libgomp's thread pool.
-  llvm::FunctionCallee gomp = m_.getOrInsertFunction(
-      "GOMP_parallel", b_.getVoidTy(), ptrTy(), ptrTy(), b_.getInt32Ty(), b_.getInt32Ty());
+  llvm::FunctionCallee gomp = m_.getOrInsertFunction("GOMP_parallel", b_.getVoidTy(), ptrTy(),
+                                                     ptrTy(), b_.getInt32Ty(), b_.getInt32Ty());
   auto *single = llvm::BasicBlock::Create(ctx(), "par.single", scope_.fn);
   auto *many = llvm::BasicBlock::Create(ctx(), "par.many", scope_.fn);
   auto *done = llvm::BasicBlock::Create(ctx(), "par.done", scope_.fn);
@@ -590,7 +592,8 @@ void Generator::emitStage(const Node &n, State &st) {
       for (size_t d = 0; d < nd; ++d)
         if (p.access.indices[d].coefficientOf(i) != 0)
           found = found == -1 ? int(d) : -2;
-      if (found < 0 || std::find(laneDims.begin(), laneDims.end(), size_t(found)) != laneDims.end()) {
+      if (found < 0 ||
+          std::find(laneDims.begin(), laneDims.end(), size_t(found)) != laneDims.end()) {
         // Absent (a broadcast), spread over several dimensions, or sharing one: row-major.
         laneDims.clear();
         break;
@@ -623,10 +626,52 @@ void Generator::emitStage(const Node &n, State &st) {
   auto pointers = [&](const std::vector<Value *> &coord) {
     Value *src = c64(0), *dst = c64(0);
     for (size_t e = 0; e < nd; ++e) {
-      src = b_.CreateAdd(src, b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
+      src = b_.CreateAdd(src,
+                         b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
       dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
     }
-    return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src), b_.CreateInBoundsGEP(et, h.ptr, dst));
+    return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src),
+                     b_.CreateInBoundsGEP(et, h.ptr, dst));
+  };
+  // A result's tile over a fused index that may wrap is a bounding box larger than the box:
+  // writing all of it back would store stale values over elements other threads own. The
+  // write-back then stores only the points inside the box (recovering each fused index from
+  // the dimension that holds it alone).
+  struct Guard {
+    size_t v;
+    std::vector<std::pair<size_t, int64_t>> dims; // per group index: (dimension, constant)
+  };
+  std::vector<Guard> guards;
+  bool guarded = false;
+  if (p.output)
+    for (size_t v = 0; v < c_->vindices.size(); ++v) {
+      const auto &g = c_->vindices[v].stmtIndices;
+      if (g.size() < 2 || exact[size_t(g.back())])
+        continue;
+      Guard guard{v, {}};
+      for (int i : g)
+        for (size_t d = 0; d < nd; ++d) {
+          const ir::Affine &a = p.access.indices[d];
+          if (a.terms.size() == 1 && a.terms[0].first == i && a.terms[0].second == 1)
+            guard.dims.push_back({d, a.constant});
+        }
+      if (guard.dims.size() == g.size())
+        guards.push_back(guard);
+    }
+  guarded = !guards.empty();
+  auto inside = [&](const std::vector<Value *> &coord) {
+    Value *ok = b_.getTrue();
+    for (const Guard &g : guards) {
+      const auto &group = c_->vindices[g.v].stmtIndices;
+      Value *linear = c64(0);
+      for (size_t j = 0; j < group.size(); ++j)
+        linear = b_.CreateAdd(b_.CreateMul(linear, c64(s_->indices[size_t(group[j])].extent)),
+                              b_.CreateSub(coord[g.dims[j].first], c64(g.dims[j].second)));
+      Value *lo = st.begin[g.v], *hi = b_.CreateAdd(st.begin[g.v], c64(st.size[g.v]));
+      ok = b_.CreateAnd(ok,
+                        b_.CreateAnd(b_.CreateICmpSGE(linear, lo), b_.CreateICmpSLT(linear, hi)));
+    }
+    return ok;
   };
   auto copy = [&](bool in) {
     std::vector<Value *> coord(nd, c64(0));
@@ -635,12 +680,22 @@ void Generator::emitStage(const Node &n, State &st) {
     std::function<void(size_t)> dim = [&](size_t k) {
       if (k == nd) {
         auto [sp, dp] = pointers(coord);
-        b_.CreateStore(b_.CreateLoad(et, in ? sp : dp), in ? dp : sp);
+        if (in || !guarded) {
+          b_.CreateStore(b_.CreateLoad(et, in ? sp : dp), in ? dp : sp);
+          return;
+        }
+        auto *store = llvm::BasicBlock::Create(ctx(), "writeback", scope_.fn);
+        auto *skip = llvm::BasicBlock::Create(ctx(), "writeback.skip", scope_.fn);
+        b_.CreateCondBr(inside(coord), store, skip);
+        b_.SetInsertPoint(store);
+        b_.CreateStore(b_.CreateLoad(et, dp), sp);
+        b_.CreateBr(skip);
+        b_.SetInsertPoint(skip);
         return;
       }
       size_t d = layout[k];
       auto *c = llvm::dyn_cast<llvm::ConstantInt>(count[d]);
-      if (k + 1 == nd && c && c->getSExtValue() > 1) {
+      if (k + 1 == nd && c && c->getSExtValue() > 1 && (in || !guarded)) {
         int64_t n = c->getSExtValue(), chunks = (n + width - 1) / width;
         auto move = [&](Value *iv, unsigned active) {
           coord[d] = b_.CreateAdd(h.lo[d], b_.CreateMul(iv, c64(width)));
@@ -703,7 +758,8 @@ void Generator::emitCall(State &st) {
     }
   }
   unsigned lanes = lane >= 0 ? unsigned(extent[size_t(lane)]) : 1;
-  unsigned active = lane >= 0 ? unsigned(std::min<int64_t>(lanes, st.size[size_t(vOf[size_t(lane)])])) : 1;
+  unsigned active =
+      lane >= 0 ? unsigned(std::min<int64_t>(lanes, st.size[size_t(vOf[size_t(lane)])])) : 1;
   int laneStmtIndex = lane >= 0 ? c_->vindices[size_t(vOf[size_t(lane)])].stmtIndices.back() : -1;
 
   // Every combination of the other instruction indices, unrolled; lanes past the box are off.
@@ -758,8 +814,8 @@ void Generator::emitCall(State &st) {
         Value *b = v_.convert(v_.eval(I.rhs.args[1], lanes, read), I.rhs.args[1].type, lhsType);
         result = v_.fma(a, b, acc);
       } else {
-        result = v_.combine(I.reduce, acc,
-                            v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
+        result =
+            v_.combine(I.reduce, acc, v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
       }
     }
     v_.store(result, lhsPtr, lhsType, lanes, lhsStride, active);
@@ -831,8 +887,8 @@ void Generator::emitInit(ir::ReduceOp op) {
     double value = op == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
                    : op == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                              : 0.0;
-    v_.store(v_.constant(value, out.type, 1), address(s_->lhs.tensor, s_->lhs, point, h),
-             out.type, 1, 0, 1);
+    v_.store(v_.constant(value, out.type, 1), address(s_->lhs.tensor, s_->lhs, point, h), out.type,
+             1, 0, 1);
   };
   nest(0);
 }
@@ -901,13 +957,14 @@ void Generator::generate(const schedule::KernelSchedule &ks) {
     statement(ss);
   finishScope();
   auto *wrapTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-  auto *wrap = llvm::Function::Create(wrapTy, llvm::Function::ExternalLinkage,
-                                      fn->getName() + "__args", m_);
+  auto *wrap =
+      llvm::Function::Create(wrapTy, llvm::Function::ExternalLinkage, fn->getName() + "__args", m_);
   setAttributes(wrap);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx(), "entry", wrap));
   std::vector<Value *> args;
   for (unsigned a = 0; a < fn->arg_size(); ++a)
-    args.push_back(b_.CreateLoad(ptrTy(), b_.CreateConstInBoundsGEP1_64(ptrTy(), wrap->getArg(0), a)));
+    args.push_back(
+        b_.CreateLoad(ptrTy(), b_.CreateConstInBoundsGEP1_64(ptrTy(), wrap->getArg(0), a)));
   b_.CreateCall(fn, args);
   b_.CreateRetVoid();
 }
@@ -922,6 +979,57 @@ std::string symbolName(const ir::Kernel &kernel) {
   for (char ch : kernel.name)
     s.push_back(std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
   return s;
+}
+
+llvm::Error checkSymbols(const std::vector<KernelCode> &kernels) {
+  // What generated code calls (and what LLVM may call for it).
+  static const std::set<std::string> library = {"getenv",
+                                                "atoi",
+                                                "aligned_alloc",
+                                                "malloc",
+                                                "free",
+                                                "memset",
+                                                "memcpy",
+                                                "memmove",
+                                                "GOMP_parallel",
+                                                "omp_get_thread_num",
+                                                "omp_get_num_threads",
+                                                "exp",
+                                                "expf",
+                                                "log",
+                                                "logf",
+                                                "sqrt",
+                                                "sqrtf",
+                                                "tanh",
+                                                "tanhf",
+                                                "fabs",
+                                                "fabsf",
+                                                "main"};
+  static const std::set<std::string> keywords = {
+      "auto",    "break",  "case",     "char",   "const",    "continue", "default",
+      "do",      "double", "else",     "enum",   "extern",   "float",    "for",
+      "goto",    "if",     "inline",   "int",    "long",     "register", "restrict",
+      "return",  "short",  "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef", "union",  "unsigned", "void",   "volatile", "while"};
+  std::map<std::string, std::string> taken; // symbol -> the instance it belongs to
+  for (const KernelCode &kc : kernels) {
+    std::string name = symbolName(*kc.kernel);
+    if (library.count(name) || keywords.count(name))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "instance '%s' would be the C symbol '%s', which is %s; rename the instance",
+          kc.kernel->name.c_str(), name.c_str(),
+          keywords.count(name) ? "a C keyword" : "a C library function the generated code calls");
+    for (const std::string &symbol : {name, name + "__args"}) {
+      auto [it, fresh] = taken.emplace(symbol, kc.kernel->name);
+      if (!fresh)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "instances '%s' and '%s' would both define the C symbol "
+                                       "'%s'; rename one",
+                                       it->second.c_str(), kc.kernel->name.c_str(), symbol.c_str());
+    }
+  }
+  return llvm::Error::success();
 }
 
 std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext &context, const hw::Target &target,

@@ -21,7 +21,8 @@ llvm::Error fail(const llvm::Twine &message) {
 }
 
 double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // A temporary file beside `path` (so that the final rename stays within one file system).
@@ -75,7 +76,9 @@ llvm::Error machineCode(llvm::Module &module, llvm::TargetMachine &machine,
 std::string headerGuard(const std::string &path) {
   std::string g = "ISAMAP_" + llvm::sys::path::filename(path).str();
   for (char &c : g)
-    c = std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(static_cast<unsigned char>(c))) : '_';
+    c = std::isalnum(static_cast<unsigned char>(c))
+            ? char(std::toupper(static_cast<unsigned char>(c)))
+            : '_';
   return g;
 }
 
@@ -84,6 +87,8 @@ std::string headerGuard(const std::string &path) {
 llvm::Error emitFile(EmitKind kind, const hw::Target &target,
                      const std::vector<KernelCode> &kernels, const std::string &path,
                      EmitTimes *times) {
+  if (auto e = checkSymbols(kernels))
+    return e;
   if (kind == EmitKind::Header)
     return writeAtomically(path, [&](llvm::raw_fd_ostream &os) {
       os << cHeader(kernels, headerGuard(path));
@@ -94,8 +99,8 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
   auto machine = targetMachine(target, /*positionIndependent=*/true);
   if (!machine)
     return machine.takeError();
-  if (kind == EmitKind::Shared &&
-      llvm::Triple(target.triple).getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+  if (kind == EmitKind::Shared && llvm::Triple(target.triple).getArch() !=
+                                      llvm::Triple(llvm::sys::getProcessTriple()).getArch())
     return fail("a shared library for " + target.triple +
                 " needs that platform's linker; emit an object (--emit=obj) and link it there");
 

@@ -43,8 +43,8 @@ std::string cHeader(const std::vector<KernelCode> &kernels, const std::string &g
     for (const auto &t : k.tensors) {
       if (t.role == ir::TensorRole::Local)
         continue;
-      o << " *   " << t.name << ": " << ir::tensorRoleName(t.role) << " " << ir::elemTypeName(t.type)
-        << "[";
+      o << " *   " << t.name << ": " << ir::tensorRoleName(t.role) << " "
+        << ir::elemTypeName(t.type) << "[";
       for (size_t d = 0; d < t.shape.size(); ++d)
         o << (d ? ", " : "") << t.shape[d];
       o << "]\n";
@@ -58,8 +58,8 @@ std::string cHeader(const std::vector<KernelCode> &kernels, const std::string &g
         << " *" << t.name;
       first = false;
     }
-    o << ");\n/* The same, with the arrays as a list in the order above. */\nvoid "
-      << symbolName(k) << "__args(void *const *args);\n";
+    o << ");\n/* The same, with the arrays as a list in the order above. */\nvoid " << symbolName(k)
+      << "__args(void *const *args);\n";
   }
   o << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
   return o.str();

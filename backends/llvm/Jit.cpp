@@ -15,7 +15,8 @@ namespace isam::backend {
 namespace {
 
 double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // The host must have the target's architecture and every feature it enables.
@@ -84,6 +85,8 @@ llvm::Expected<EntryFn> Jit::add(const ir::Kernel &kernel, const schedule::Kerne
                                  CompileTimes *times) {
   CompileTimes local;
   CompileTimes &t = times ? *times : local;
+  if (auto e = checkSymbols({{&kernel, &schedule}}))
+    return e;
   auto start = std::chrono::steady_clock::now();
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module = generateModule(*context, target_, {{&kernel, &schedule}});
@@ -106,7 +109,8 @@ llvm::Expected<EntryFn> Jit::add(const ir::Kernel &kernel, const schedule::Kerne
   lib->addGenerator(llvm::cantFail(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       jit_->getDataLayout().getGlobalPrefix())));
   module->setDataLayout(jit_->getDataLayout());
-  if (auto e = jit_->addIRModule(*lib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+  if (auto e = jit_->addIRModule(
+          *lib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     return e;
   auto symbol = jit_->lookup(*lib, symbolName(kernel) + "__args");
   if (!symbol)

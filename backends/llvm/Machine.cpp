@@ -39,9 +39,9 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine(const hw::Tar
   std::optional<llvm::Reloc::Model> reloc;
   if (positionIndependent)
     reloc = llvm::Reloc::PIC_;
-  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
-      target.triple, target.cpu, target.features, options, reloc, std::nullopt,
-      llvm::CodeGenOpt::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      t->createTargetMachine(target.triple, target.cpu, target.features, options, reloc,
+                             std::nullopt, llvm::CodeGenOpt::Aggressive));
   if (!tm)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "LLVM cannot make a machine for target '%s' (%s, cpu %s)",

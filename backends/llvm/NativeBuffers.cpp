@@ -45,8 +45,8 @@ float halfValue(uint16_t h) {
     f = std::ldexp(float(mant), -24);
     return sign ? -f : f;
   }
-  uint32_t bits = exp == 31 ? sign | 0x7F800000 | (mant << 13)
-                            : sign | ((exp + 112) << 23) | (mant << 13);
+  uint32_t bits =
+      exp == 31 ? sign | 0x7F800000 | (mant << 13) : sign | ((exp + 112) << 23) | (mant << 13);
   std::memcpy(&f, &bits, 4);
   return f;
 }
@@ -134,7 +134,8 @@ NativeBuffers toNative(const ir::Kernel &kernel, const interp::Buffers &buffers)
     size_t bytes = size_t(ir::elemTypeBytes(tensor.type));
     auto &s = out.storage[t];
     // Outputs start as garbage-looking NaNs so that a kernel that skips an element is caught.
-    s.assign(size_t(tensor.elementCount()) * bytes, tensor.role == ir::TensorRole::Input ? 0 : 0xFF);
+    s.assign(size_t(tensor.elementCount()) * bytes,
+             tensor.role == ir::TensorRole::Input ? 0 : 0xFF);
     if (tensor.role != ir::TensorRole::Output)
       for (size_t i = 0; i < buffers[t].size(); ++i)
         put(tensor.type, s.data() + i * bytes, buffers[t][i]);

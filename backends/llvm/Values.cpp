@@ -8,7 +8,9 @@ using llvm::Value;
 
 namespace {
 
-bool isInteger(ir::ElemType t) { return t == ir::ElemType::I8 || t == ir::ElemType::I32; }
+bool isInteger(ir::ElemType t) {
+  return t == ir::ElemType::I8 || t == ir::ElemType::I32;
+}
 
 } // namespace
 
@@ -56,7 +58,8 @@ llvm::Constant *Values::mask(unsigned lanes, unsigned active) {
 
 Value *Values::fromStorage(Value *v, ir::ElemType t) {
   llvm::Type *vt = v->getType();
-  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  unsigned lanes =
+      vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
   llvm::Type *ct = computeType(t, lanes);
   switch (t) {
   case ir::ElemType::F32:
@@ -77,7 +80,8 @@ Value *Values::fromStorage(Value *v, ir::ElemType t) {
 
 Value *Values::toStorage(Value *v, ir::ElemType t) {
   llvm::Type *vt = v->getType();
-  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  unsigned lanes =
+      vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
   llvm::Type *st = withLanes(storageType(t), lanes);
   switch (t) {
   case ir::ElemType::F32:
@@ -170,7 +174,8 @@ Value *Values::convert(Value *v, ir::ElemType from, ir::ElemType to) {
   if (a == b)
     return v;
   llvm::Type *vt = v->getType();
-  unsigned lanes = vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  unsigned lanes =
+      vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
   return a->getPrimitiveSizeInBits() < b->getPrimitiveSizeInBits()
              ? b_.CreateFPExt(v, withLanes(b, lanes))
              : b_.CreateFPTrunc(v, withLanes(b, lanes));

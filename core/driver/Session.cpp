@@ -91,9 +91,9 @@ FileId Session::addAndParse(const std::string &path, std::string text) {
 bool Session::loadFile(const std::string &path) {
   auto text = readFile(path);
   if (!text) {
-    diags_.error("E0603", {}, "cannot read '" + path + "': " +
-                                  (fs::exists(path) ? "it is not a readable file"
-                                                    : "no such file"));
+    diags_.error("E0603", {},
+                 "cannot read '" + path +
+                     "': " + (fs::exists(path) ? "it is not a readable file" : "no such file"));
     return false;
   }
   loadText(path, std::move(*text));
@@ -137,14 +137,16 @@ void Session::loadImports(FileId file, std::vector<std::string> &stack) {
     std::vector<std::string> tried;
     auto resolved = resolveImport(sources_.path(file), imp.path, tried);
     if (!resolved) {
-      auto &d = diags_.error("E0601", imp.range, "cannot find the imported file '" + imp.path + "'");
+      auto &d =
+          diags_.error("E0601", imp.range, "cannot find the imported file '" + imp.path + "'");
       for (const auto &t : tried)
         d.note({}, "looked for " + t);
       continue;
     }
     std::string key = canonical(*resolved);
     if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
-      auto &d = diags_.error("E0602", imp.range, "import cycle: '" + imp.path + "' imports this file again");
+      auto &d = diags_.error("E0602", imp.range,
+                             "import cycle: '" + imp.path + "' imports this file again");
       for (const auto &s : stack)
         d.note({}, "imported through " + s);
       continue;
@@ -226,7 +228,8 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
       for (const auto &p : it->second->sizeParams)
         known = known || p.name == name;
       if (!known)
-        diags_.error("E0409", {}, "kernel '" + sel.kernel + "' has no size parameter '" + name + "'");
+        diags_.error("E0409", {},
+                     "kernel '" + sel.kernel + "' has no size parameter '" + name + "'");
     }
     if (diags_.hasErrors() || !kernelChecked(*it->second))
       return out;
@@ -270,16 +273,16 @@ bool Session::isSystem(const std::string &name) {
 std::optional<hw::Target> Session::target(const std::string &name, SourceRange use) {
   if (auto it = targets_.find(name); it != targets_.end())
     return it->second;
-  loadShipped(name);
-  const auto *syms = &symbols();
-  auto it = syms->targets.find(name);
-  if (it == syms->targets.end() && name == "host") {
-    // The machine we run on, unless a loaded file declares a target of that name.
+  if (name == "host") {
+    // The machine we run on (`host` is a keyword: no file can declare a target of that name).
     hw::HostCpu cpu = hw::detectHost();
     std::optional<hw::Target> description = target(hw::hostDescriptionName(cpu), use);
     return targets_[name] =
                description ? std::optional(hw::hostTarget(*description, cpu)) : std::nullopt;
   }
+  loadShipped(name);
+  const auto *syms = &symbols();
+  auto it = syms->targets.find(name);
   if (it == syms->targets.end()) {
     std::vector<std::string> names;
     for (const auto &[n, _] : syms->targets)
@@ -321,8 +324,9 @@ schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) 
   schedule::StatementPins out;
   for (const auto &block : k.schedules) {
     if (block.afterStatement == 0) {
-      diags.error("E0704", block.range, "a schedule block pins the statement written before it; "
-                                        "this one has none");
+      diags.error("E0704", block.range,
+                  "a schedule block pins the statement written before it; "
+                  "this one has none");
       continue;
     }
     auto &[pins, range] = out[block.afterStatement - 1];
@@ -348,17 +352,20 @@ schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) 
         for (const auto &x : item.values)
           ok = ok && x.name && x.number && *x.number == std::floor(*x.number) && *x.number > 0;
         if (!ok) {
-          diags.error("E0704", item.range, "write tiles as `tile MEMORY: index SIZE, ...;` with "
-                                           "positive whole sizes");
+          diags.error("E0704", item.range,
+                      "write tiles as `tile MEMORY: index SIZE, ...;` with "
+                      "positive whole sizes");
           continue;
         }
         for (const auto &x : item.values)
           pins.tiles[item.level->name][x.name->name] = int64_t(*x.number);
       } else {
-        auto &d = diags.error("E0704", item.range,
-                              "unknown schedule item; write `map INSTR;`, `tile MEMORY: i N, ...;`, "
-                              "`order MEMORY: i, j, ...;` or `parallel: i;`");
-        if (auto m = closestMatch(key, {"map", "tile", "order", "parallel"}); !m.empty() && m != key)
+        auto &d =
+            diags.error("E0704", item.range,
+                        "unknown schedule item; write `map INSTR;`, `tile MEMORY: i N, ...;`, "
+                        "`order MEMORY: i, j, ...;` or `parallel: i;`");
+        if (auto m = closestMatch(key, {"map", "tile", "order", "parallel"});
+            !m.empty() && m != key)
           d.fix(item.key.range, m);
       }
     }

@@ -20,7 +20,8 @@ std::unique_ptr<llvm::Module> fmaLoop(llvm::LLVMContext &ctx, const HostCpu &cpu
   auto m = std::make_unique<llvm::Module>("calibrate", ctx);
   llvm::IRBuilder<> b(ctx);
   auto *vt = llvm::FixedVectorType::get(b.getFloatTy(), lanes);
-  auto *fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt64Ty(), llvm::PointerType::get(ctx, 0)}, false);
+  auto *fnTy = llvm::FunctionType::get(b.getVoidTy(),
+                                       {b.getInt64Ty(), llvm::PointerType::get(ctx, 0)}, false);
   auto *fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, "fma_loop", *m);
   fn->addFnAttr("target-cpu", cpu.cpu);
   std::string features;
@@ -41,9 +42,10 @@ std::unique_ptr<llvm::Module> fmaLoop(llvm::LLVMContext &ctx, const HostCpu &cpu
   std::vector<llvm::Value *> next;
   for (int c = 0; c < kChains; ++c) {
     acc.push_back(b.CreatePHI(vt, 2));
-    acc.back()->addIncoming(llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes),
-                                                           llvm::ConstantFP::get(b.getFloatTy(), c)),
-                            entry);
+    acc.back()->addIncoming(
+        llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes),
+                                       llvm::ConstantFP::get(b.getFloatTy(), c)),
+        entry);
   }
   for (int c = 0; c < kChains; ++c)
     next.push_back(b.CreateIntrinsic(llvm::Intrinsic::fma, {vt}, {acc[size_t(c)], x, y}));
@@ -78,7 +80,8 @@ std::optional<double> measure(const HostCpu &cpu, unsigned vectorBytes) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto module = fmaLoop(*ctx, cpu, lanes);
   module->setDataLayout((*jit)->getDataLayout());
-  if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+  if (auto e =
+          (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
     llvm::consumeError(std::move(e));
     return std::nullopt;
   }
@@ -90,14 +93,15 @@ std::optional<double> measure(const HostCpu &cpu, unsigned vectorBytes) {
   auto run = sym->toPtr<void (*)(int64_t, void *)>();
   std::vector<float> out(lanes);
   const int64_t iterations = 20000; // about a tenth of a millisecond
-  run(iterations, out.data()); // warm up (clock ramp, page-in)
+  run(iterations, out.data());      // warm up (clock ramp, page-in)
   double best = 1e30;
   // The best of many short runs (about 20 ms in all): on a shared machine, some of them run
   // between two time slices of the other processes, on a core to themselves.
   for (int r = 0; r < 200; ++r) {
     auto start = std::chrono::steady_clock::now();
     run(iterations, out.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   double flops = double(iterations) * kChains * lanes * 2;
   return flops / best / 1e9;

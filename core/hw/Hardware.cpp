@@ -75,8 +75,8 @@ std::string printTarget(const Target &t) {
   std::ostringstream out;
   out << "target " << t.name << "\n";
   if (!t.triple.empty())
-    out << "  llvm triple \"" << t.triple << "\" cpu \"" << t.cpu << "\" features \""
-        << t.features << "\"\n";
+    out << "  llvm triple \"" << t.triple << "\" cpu \"" << t.cpu << "\" features \"" << t.features
+        << "\"\n";
   out << "  cores " << t.cores << ", clock " << t.clockHz / 1e9 << " GHz\n";
   for (const auto &m : t.memories) {
     out << "  " << (m.isRegisters ? "registers " : "memory ") << m.name;

@@ -28,7 +28,7 @@ HostCpu detectHost() {
 std::string hostDescriptionName(const HostCpu &cpu) {
   auto has = [&](std::initializer_list<const char *> names) {
     for (const char *n : names)
-      if (!std::binary_search(cpu.features.begin(), cpu.features.end(), std::string(n)))
+      if (std::find(cpu.features.begin(), cpu.features.end(), std::string(n)) == cpu.features.end())
         return false;
     return true;
   };

@@ -23,8 +23,8 @@ const char *elemTypeName(ElemType t) {
 }
 
 std::optional<ElemType> parseElemType(const std::string &name) {
-  for (ElemType t : {ElemType::F16, ElemType::BF16, ElemType::F32, ElemType::F64, ElemType::I8,
-                     ElemType::I32})
+  for (ElemType t :
+       {ElemType::F16, ElemType::BF16, ElemType::F32, ElemType::F64, ElemType::I8, ElemType::I32})
     if (name == elemTypeName(t))
       return t;
   return std::nullopt;
@@ -46,7 +46,9 @@ int elemTypeBytes(ElemType t) {
   return 4;
 }
 
-bool isFloat(ElemType t) { return t != ElemType::I8 && t != ElemType::I32; }
+bool isFloat(ElemType t) {
+  return t != ElemType::I8 && t != ElemType::I32;
+}
 
 const char *tensorRoleName(TensorRole r) {
   switch (r) {
@@ -176,7 +178,8 @@ std::string printAffine(const Affine &a, const Statement &s) {
     if (out.empty())
       out = std::to_string(a.constant);
     else
-      out += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+      out += (a.constant < 0 ? " - " : " + ") +
+             std::to_string(a.constant < 0 ? -a.constant : a.constant);
   }
   return out;
 }
@@ -251,7 +254,8 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
 std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors) {
   std::string out = printAccess(s.lhs, s, tensors) + " " + reduceOpText(s.reduce) + " " +
                     printExpr(s.rhs, s, tensors);
-  const char *suffix = s.reduce != ReduceOp::None && s.accumulates ? "    (onto its current values)" : "";
+  const char *suffix =
+      s.reduce != ReduceOp::None && s.accumulates ? "    (onto its current values)" : "";
   std::string spatial, reduction;
   for (const auto &i : s.indices) {
     std::string r = i.name + " < " + (i.param.empty() ? std::to_string(i.extent) : i.param);
@@ -261,9 +265,10 @@ std::string printStatement(const Statement &s, const std::vector<Tensor> &tensor
   if (!spatial.empty() || !reduction.empty()) {
     out += "    for " + (spatial.empty() ? std::string("()") : spatial);
     if (!reduction.empty())
-      out += std::string("; ") + (s.reduce == ReduceOp::Sum   ? "sum"
-                                  : s.reduce == ReduceOp::Max ? "max"
-                                                              : "min") +
+      out += std::string("; ") +
+             (s.reduce == ReduceOp::Sum   ? "sum"
+              : s.reduce == ReduceOp::Max ? "max"
+                                          : "min") +
              " over " + reduction;
   }
   return out.append(suffix);
@@ -291,7 +296,7 @@ std::string printKernel(const Kernel &k) {
       for (size_t i = 0; i < t.shape.size(); ++i)
         out << (i ? ", " : "")
             << (i < t.shapeParams.size() && !t.shapeParams[i].empty() ? t.shapeParams[i]
-                                                                       : std::to_string(t.shape[i]));
+                                                                      : std::to_string(t.shape[i]));
       out << "]";
     }
     if (!t.memory.empty())

@@ -24,7 +24,8 @@ namespace {
 bool touches(const ir::Access &a, const VirtualIndex &v) {
   for (const auto &d : a.indices)
     for (auto [i, coef] : d.terms)
-      if (coef != 0 && std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
+      if (coef != 0 &&
+          std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
         return true;
   return false;
 }
@@ -111,8 +112,8 @@ Cost AnalyticalModel::evaluate(Config &c) const {
         // broadcast scalar, one), reloaded each reduction step.
         const ir::Tensor &op = instr.semantics.tensors[p.operand];
         int width = std::max<int>(1, target_.memories[lv.memory].registerBytes);
-        double perInstance =
-            std::ceil(double(std::max<int64_t>(1, op.elementCount())) * ir::elemTypeBytes(op.type) / width);
+        double perInstance = std::ceil(double(std::max<int64_t>(1, op.elementCount())) *
+                                       ir::elemTypeBytes(op.type) / width);
         double instances = 1;
         for (size_t v = 0; v < nv; ++v)
           if (touches(p.access, c.vindices[v]) && (p.output || c.vindices[v].instrIndex >= 0) &&
@@ -157,7 +158,8 @@ Cost AnalyticalModel::evaluate(Config &c) const {
       if (p.staged[l])
         if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l]));
             mv && mv->cost.bandwidthBytesPerCycle > 0)
-          bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle) : mv->cost.bandwidthBytesPerCycle;
+          bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle)
+                      : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[lv.memory].parent >= 0;
     lc.cycles = bw > 0 ? lc.bytes / (bw * (privateLevel ? coresUsed : 1)) : 0;
     double moveLatency = 0;
@@ -236,7 +238,8 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     return out;
   const ir::Statement &s = kernel.statements[c.statement];
   int elemBytes = ir::elemTypeBytes(kernel.tensors[size_t(p.tensor)].type);
-  out.tileBytes = double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
+  out.tileBytes =
+      double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
   // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
   // tile in place.
   double loads = 1;

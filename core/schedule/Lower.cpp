@@ -137,7 +137,9 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
     return;
   case Node::Kind::Init:
     o << pad << "init " << ir::printAccess(s.lhs, s, kernel.tensors) << " = "
-      << (n.init == ir::ReduceOp::Sum ? "0" : n.init == ir::ReduceOp::Max ? "-inf" : "+inf")
+      << (n.init == ir::ReduceOp::Sum   ? "0"
+          : n.init == ir::ReduceOp::Max ? "-inf"
+                                        : "+inf")
       << "\n";
     return;
   case Node::Kind::Scalar:
@@ -195,7 +197,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
       for (const auto &v : c.vindices) {
         if (v.instrIndex < 0)
           continue;
-        o << (first ? "" : ", ") << v.name << " x" << (v.free ? std::string("R") : std::to_string(v.instrExtent));
+        o << (first ? "" : ", ") << v.name << " x"
+          << (v.free ? std::string("R") : std::to_string(v.instrExtent));
         first = false;
       }
       o << ")\n  tiles:";

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <cmath>
 #include <map>
+#include <random>
 
 namespace isam::schedule {
 

@@ -57,7 +57,9 @@ ir::Access firstRead(const ir::Expr &e, int tensor) {
   return {};
 }
 
-int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+int64_t roundUp(int64_t x, int64_t m) {
+  return (x + m - 1) / m * m;
+}
 
 std::vector<std::vector<int>> permutations(size_t n) {
   std::vector<int> p(n);
@@ -326,8 +328,9 @@ Config Space::decode(const std::vector<size_t> &point) const {
     c.tiles[0][v] = c.vindices[v].extent;
   for (size_t l = 1; l < nl; ++l)
     for (size_t v = 0; v < nv; ++v) {
-      int64_t t = pinnedTiles_[l][v] ? *pinnedTiles_[l][v]
-                                     : tileOptions_[v][point[tileKnob(l, v)] % tileOptions_[v].size()];
+      int64_t t = pinnedTiles_[l][v]
+                      ? *pinnedTiles_[l][v]
+                      : tileOptions_[v][point[tileKnob(l, v)] % tileOptions_[v].size()];
       // A tile pinned further in makes the levels outside it at least as large.
       for (size_t inner = l + 1; inner < nl; ++inner)
         if (pinnedTiles_[inner][v])
@@ -393,7 +396,8 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
     const auto &opts = tileOptions_[v];
     size_t best = 0;
     for (size_t i = 1; i < opts.size(); ++i)
-      if (std::fabs(std::log(double(opts[i]) / want)) < std::fabs(std::log(double(opts[best]) / want)))
+      if (std::fabs(std::log(double(opts[i]) / want)) <
+          std::fabs(std::log(double(opts[best]) / want)))
         best = i;
     return best;
   };
@@ -404,7 +408,7 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
         std::vector<size_t> p = base;
         for (size_t v = 0; v < nv; ++v) {
           const VirtualIndex &vi = k.vindices[v];
-          double reg = vi.reduction        ? reduction
+          double reg = vi.reduction         ? reduction
                        : vi.instrIndex >= 0 ? double(vi.instrExtent * lanes)
                                             : double(rows);
           for (size_t l = 1; l < nl; ++l) {

@@ -43,14 +43,13 @@ std::string hwdesc(const std::string &name) {
 }
 
 // The GEMM kernel of samples/gemm.isam with a few instances.
-const std::string kGemm =
-    "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
-    "  C[m, n] += A[m, k] * B[k, n];\n"
-    "}\n"
-    "instance gemm_1760x128x1760 = gemm<1760, 128, 1760>;\n"
-    "instance gemm_2560x64x2560 = gemm<2560, 64, 2560>;\n"
-    "instance gemm_4096x32x4096 = gemm<4096, 32, 4096>;\n"
-    "instance gemm_small = gemm<7, 5, 13>;\n";
+const std::string kGemm = "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                          "  C[m, n] += A[m, k] * B[k, n];\n"
+                          "}\n"
+                          "instance gemm_1760x128x1760 = gemm<1760, 128, 1760>;\n"
+                          "instance gemm_2560x64x2560 = gemm<2560, 64, 2560>;\n"
+                          "instance gemm_4096x32x4096 = gemm<4096, 32, 4096>;\n"
+                          "instance gemm_small = gemm<7, 5, 13>;\n";
 
 // Replaces `from` (which must occur) by `to`, everywhere.
 std::string edit(std::string text, const std::string &from, const std::string &to) {
@@ -77,7 +76,7 @@ struct Loaded {
 };
 
 Loaded fromText(const std::string &text, const std::string &targetName,
-               const std::string &instance = "") {
+                const std::string &instance = "") {
   Loaded s;
   s.session = std::make_unique<Session>();
   s.session->loadText("test.isam", text);
@@ -92,7 +91,7 @@ Loaded fromText(const std::string &text, const std::string &targetName,
 }
 
 Loaded fromSample(const std::string &file, const std::string &targetName,
-                 const std::string &instance = "") {
+                  const std::string &instance = "") {
   Loaded s;
   s.session = std::make_unique<Session>();
   EXPECT_TRUE(s.session->loadFile(test::sourceDir() + "/samples/" + file)) << file;
@@ -144,8 +143,7 @@ double tileVolume(const schedule::Config &c, int level) {
   return n;
 }
 
-std::string describe(const schedule::KernelSchedule &ks, const ir::Kernel &k,
-                     const hw::Target &t) {
+std::string describe(const schedule::KernelSchedule &ks, const ir::Kernel &k, const hw::Target &t) {
   return schedule::printSchedule(ks, k, t);
 }
 
@@ -218,7 +216,9 @@ struct SampleCase {
   std::string file, target;
 };
 
-void PrintTo(const SampleCase &c, std::ostream *os) { *os << c.file << " on " << c.target; }
+void PrintTo(const SampleCase &c, std::ostream *os) {
+  *os << c.file << " on " << c.target;
+}
 
 std::vector<SampleCase> sampleCases() {
   std::vector<std::string> files;
@@ -241,10 +241,9 @@ bool isSmall(const std::string &instance) {
 // Instances every statement of which an instruction of every target runs (GEMMs, convolutions,
 // MLP layers and their bias broadcasts): their schedules must not fall back to scalar code.
 const std::set<std::string> kFullyMapped = {
-    "gemm_small",    "gemm_unit",          "gemm_tn_small",   "gemm_nt_small",
-    "bgemm_small",   "bgemm_unit",         "bgemm_shared_small", "conv_small",
-    "conv_unit",     "conv_s2_small",      "conv_nhwc_small", "mlp_small",
-    "mlp_unit"};
+    "gemm_small",      "gemm_unit",          "gemm_tn_small", "gemm_nt_small", "bgemm_small",
+    "bgemm_unit",      "bgemm_shared_small", "conv_small",    "conv_unit",     "conv_s2_small",
+    "conv_nhwc_small", "mlp_small",          "mlp_unit"};
 
 class SampleSchedule : public ::testing::TestWithParam<SampleCase> {};
 
@@ -274,8 +273,8 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
         ++mapped;
         expectWellFormed(ss.config);
       } else if (kFullyMapped.count(k.name)) {
-        ADD_FAILURE() << "s" << i << " of " << k.name << " fell back to scalar code on "
-                      << c.target << "\n"
+        ADD_FAILURE() << "s" << i << " of " << k.name << " fell back to scalar code on " << c.target
+                      << "\n"
                       << describe(ks, k, *s.target);
       }
     }
@@ -432,7 +431,8 @@ TEST(ScheduleGemm, LayoutChangesTheMappingNeedsAreNeverDropped) {
       }
       if (!missing.str().empty()) {
         std::ostringstream entry;
-        entry << "\n" << name << " on " << target << ":" << missing.str() << "\n"
+        entry << "\n"
+              << name << " on " << target << ":" << missing.str() << "\n"
               << describe(ks, k, *s.target);
         dropped += entry.str();
       }
@@ -467,11 +467,12 @@ TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
         ASSERT_NE(lc, nullptr) << level.name;
         EXPECT_EQ(lc->capacityBytes, double(level.capacityBytes));
         if (!level.registers) {
-          EXPECT_LE(lc->footprintBytes, lc->capacityBytes)
-              << level.name << "\n" << describe(ks, k, *s.target);
+          EXPECT_LE(lc->footprintBytes, lc->capacityBytes) << level.name << "\n"
+                                                           << describe(ks, k, *s.target);
         } else if (lc->footprintBytes > lc->capacityBytes) {
           std::ostringstream why;
-          why << "\n" << name << " on " << target << ": " << level.name << " working set "
+          why << "\n"
+              << name << " on " << target << ": " << level.name << " working set "
               << lc->footprintBytes << " B of " << lc->capacityBytes << " with "
               << ss.cost.registersUsed << " registers used";
           registerLevels += why.str();
@@ -490,8 +491,8 @@ TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
 
 TEST(ScheduleFromDescription, SmallerScratchpadGivesSmallerScratchpadTiles) {
   std::string original = hwdesc("systolic16");
-  std::string small = edit(original, "memory SPAD : DRAM { size 256 KiB;",
-                           "memory SPAD : DRAM { size 64 KiB;");
+  std::string small =
+      edit(original, "memory SPAD : DRAM { size 256 KiB;", "memory SPAD : DRAM { size 64 KiB;");
   Loaded a = fromText(original + "\n" + kGemm, "systolic16", "gemm_1760x128x1760");
   Loaded b = fromText(small + "\n" + kGemm, "systolic16", "gemm_1760x128x1760");
   ASSERT_TRUE(a.target && b.target);
@@ -557,7 +558,8 @@ TEST(ScheduleFromDescription, SixteenZmmRegistersBoundTheRegisterTile) {
   // register tile is worth growing past 16 registers when there are 32.
   std::string original = edit(hwdesc("x86_avx512"), "cost { latency 4; per_cycle 1; }",
                               "cost { latency 4; per_cycle 4; }");
-  std::string half = edit(original, "registers ZMM : L1 { count 32;", "registers ZMM : L1 { count 16;");
+  std::string half =
+      edit(original, "registers ZMM : L1 { count 32;", "registers ZMM : L1 { count 16;");
   Loaded a = fromText(original + "\n" + kGemm, "x86_avx512");
   Loaded b = fromText(half + "\n" + kGemm, "x86_avx512");
   ASSERT_TRUE(a.target && b.target);
@@ -607,8 +609,8 @@ std::unique_ptr<RealSpace> realSpace(const std::string &text, const std::string 
       r->candidate = int(c);
   if (r->candidate < 0)
     return nullptr;
-  r->space = std::make_unique<schedule::Space>(k, *r->setup.target, m, r->candidate,
-                                               schedule::Pins{});
+  r->space =
+      std::make_unique<schedule::Space>(k, *r->setup.target, m, r->candidate, schedule::Pins{});
   r->model = std::make_unique<schedule::AnalyticalModel>(k, *r->setup.target, m);
   return r;
 }
@@ -776,9 +778,9 @@ std::vector<std::string> orderNames(const schedule::Config &c, int level) {
 TEST(SchedulePins, PinnedMapTileOrderAndParallelAppearInTheConfig) {
   for (const char *search : {"beam", "random", "exhaustive"}) {
     SCOPED_TRACE(search);
-    Pinned p = schedulePinned(
-        pinned("map fma16; tile L1: n 64, m 16; order L1: n, m, k; parallel: m;"), "x86_avx512",
-        search);
+    Pinned p =
+        schedulePinned(pinned("map fma16; tile L1: n 64, m 16; order L1: n, m, k; parallel: m;"),
+                       "x86_avx512", search);
     ASSERT_FALSE(p.setup.session->diagnostics().hasErrors()) << render(*p.setup.session);
     ASSERT_EQ(p.ks.statements.size(), 1u);
     const auto &c = p.ks.statements[0].config;
@@ -827,8 +829,8 @@ TEST(SchedulePins, PinsChooseAmongTheMappingsOfThePinnedInstruction) {
   // scheduler must pick it rather than report that the second cannot take it.
   Pinned p;
   p.setup.session = std::make_unique<Session>();
-  p.setup.session->loadText("test.isam",
-                            pinned("map fma16; tile L1: n 64, m 4; order L1: n, m, k; parallel: m;"));
+  p.setup.session->loadText(
+      "test.isam", pinned("map fma16; tile L1: n 64, m 4; order L1: n, m, k; parallel: m;"));
   p.setup.kernels = p.setup.session->instances({});
   p.setup.target = p.setup.session->target("x86_avx512");
   ASSERT_TRUE(p.setup.target && !p.setup.kernels.empty());
@@ -870,9 +872,8 @@ TEST(SchedulePins, FusedLoopIsPinnedByItsStarredName) {
 }
 
 TEST(SchedulePins, PinnedMappingOnTheSystolicArray) {
-  Pinned p = schedulePinned(pinned("map mma; tile ACC: m 32, n 32; order SPAD: k, m, n;",
-                                   "128, 64, 96"),
-                            "systolic16");
+  Pinned p = schedulePinned(
+      pinned("map mma; tile ACC: m 32, n 32; order SPAD: k, m, n;", "128, 64, 96"), "systolic16");
   ASSERT_FALSE(p.setup.session->diagnostics().hasErrors()) << render(*p.setup.session);
   const auto &c = p.ks.statements.at(0).config;
   EXPECT_EQ(c.instruction, "mma");
@@ -892,7 +893,9 @@ struct BadPin {
   std::string sizes = "64, 256, 32"; // M, N, K
 };
 
-void PrintTo(const BadPin &b, std::ostream *os) { *os << b.name; }
+void PrintTo(const BadPin &b, std::ostream *os) {
+  *os << b.name;
+}
 
 class ImpossiblePin : public ::testing::TestWithParam<BadPin> {};
 
@@ -945,10 +948,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadPin{"E0703_AccumulatorTileTooLarge", "map mma; tile ACC: m 128, n 256;", "systolic16",
                "E0703", "no schedule satisfies the pinned decisions for s0: the tiles at ACC need",
                "128, 256, 32"},
-        BadPin{"E0704_ZeroTile", "tile L1: n 0;", "x86_avx512", "E0704",
-               "positive whole sizes"},
-        BadPin{"E0704_UnknownItem", "mpa fma16;", "x86_avx512", "E0704",
-               "unknown schedule item"}),
+        BadPin{"E0704_ZeroTile", "tile L1: n 0;", "x86_avx512", "E0704", "positive whole sizes"},
+        BadPin{"E0704_UnknownItem", "mpa fma16;", "x86_avx512", "E0704", "unknown schedule item"}),
     [](const ::testing::TestParamInfo<BadPin> &info) { return info.param.name; });
 
 TEST(SchedulePins, ScheduleBlockBeforeAnyStatementIsE0704) {

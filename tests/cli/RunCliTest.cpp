@@ -1,0 +1,226 @@
+// `isamap run --target` through the real binary: native code compiled in process, checked
+// against the reference interpreter (--check), timed (--repeat), on a chosen number of threads
+// (--threads), in text and JSON; and the usage and input errors. (`run --interpret` is tested
+// with `schedule` in ScheduleCliTest.cpp.)
+#include "support/TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+using namespace isam;
+
+namespace {
+
+const std::string kIsamap = ISAMAP_BINARY;
+
+test::RunResult runCmd(const std::string &args) {
+  return test::run(kIsamap + " run " + args);
+}
+
+bool has(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+const std::string kGemmSmall = test::samplePath("gemm.isam") + " --instance gemm_small";
+
+// A shipped target for another architecture than this process's, and that architecture's name
+// as LLVM spells it.
+#if defined(__aarch64__)
+const char *const kForeignTarget = "x86_avx2";
+const char *const kForeignArch = "x86_64";
+#else
+const char *const kForeignTarget = "arm_neon";
+const char *const kForeignArch = "aarch64";
+#endif
+
+} // namespace
+
+TEST(RunNativeCli, CheckPasses) {
+  auto r = runCmd(kGemmSmall + " --target host --check");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(^gemm_small on host: compiled in [0-9.e+-]+ ms \(map and schedule )"
+                        R"([0-9.e+-]+, LLVM [0-9.e+-]+\); ran 1x on \d+ threads?: best )")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\ncheck gemm_small: max abs error \S+, max rel error \S+ )"
+                        R"(\(tolerance \S+\) PASS\n)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\n  C: 35 elements, sum \S+, sum\|x\| \S+, first( \S+){8}\n)")))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "nan")) << r.out;
+}
+
+TEST(RunNativeCli, RepeatTimesSeveralRuns) {
+  auto r = runCmd(kGemmSmall + " --target host --repeat 3");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(; ran 3x on \d+ threads?: best [0-9.e+-]+ ms, median [0-9.e+-]+ ms, )"
+                        R"([0-9.e+-]+ GFLOP/s)")))
+      << r.out;
+  auto zero = runCmd(kGemmSmall + " --target host --repeat 0");
+  EXPECT_EQ(zero.exitCode, 2) << zero.out;
+}
+
+TEST(RunNativeCli, ThreadsOption) {
+  for (int threads : {1, 2, 3}) {
+    auto r = runCmd(kGemmSmall + " --target host --check --threads " + std::to_string(threads));
+    ASSERT_EQ(r.exitCode, 0) << threads << ": " << r.out << r.err;
+    std::string word = threads == 1 ? " thread:" : " threads:";
+    EXPECT_TRUE(has(r.out, "on " + std::to_string(threads) + word)) << r.out;
+    EXPECT_TRUE(has(r.out, ") PASS\n")) << r.out;
+  }
+  // The environment variable, when no --threads is given.
+  auto env = test::run("ISAMAP_NUM_THREADS=3 " + kIsamap + " run " + kGemmSmall +
+                       " --target host --check --format=json");
+  ASSERT_EQ(env.exitCode, 0) << env.err;
+  EXPECT_EQ(nlohmann::json::parse(env.out)[0]["threads"], 3) << env.out;
+  auto zero = runCmd(kGemmSmall + " --target host --threads 0");
+  EXPECT_EQ(zero.exitCode, 2) << zero.out;
+}
+
+TEST(RunNativeCli, JsonHasTheCheckAndTheTimes) {
+  auto r = runCmd(kGemmSmall + " --target host --check --repeat 2 --threads 2 --format=json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_TRUE(j.is_array()) << r.out;
+  ASSERT_EQ(j.size(), 1u);
+  const auto &o = j[0];
+  EXPECT_EQ(o["instance"], "gemm_small");
+  EXPECT_EQ(o["seed"], 1);
+  EXPECT_EQ(o["threads"], 2);
+  ASSERT_TRUE(o["check"].is_object()) << r.out;
+  EXPECT_EQ(o["check"]["passed"], true);
+  EXPECT_LE(o["check"]["maxRelError"].get<double>(), o["check"]["tolerance"].get<double>());
+  EXPECT_GT(o["check"]["tolerance"].get<double>(), 0);
+  ASSERT_TRUE(o["gflops"].is_number()) << r.out;
+  EXPECT_GT(o["gflops"].get<double>(), 0);
+  EXPECT_EQ(o["milliseconds"]["runs"], 2);
+  EXPECT_LE(o["milliseconds"]["best"].get<double>(), o["milliseconds"]["median"].get<double>());
+  for (const char *k : {"schedule", "llvm", "llvmGenerate", "llvmOptimize", "llvmMachineCode"})
+    EXPECT_TRUE(o["compileMilliseconds"][k].is_number()) << k << "\n" << r.out;
+  ASSERT_EQ(o["outputs"].size(), 1u);
+  EXPECT_EQ(o["outputs"][0]["tensor"], "C");
+  EXPECT_EQ(o["outputs"][0]["elements"], 35);
+  // Without --check, no check.
+  auto plain = runCmd(kGemmSmall + " --target host --format=json");
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)[0].contains("check")) << plain.out;
+}
+
+TEST(RunNativeCli, NativeOutputsAgreeWithTheInterpreter) {
+  // The same seeded inputs through both: the printed outputs agree within a tolerance.
+  std::string args = test::samplePath("lstm.isam") +
+                     " --kernel lstm_cell -D B=2 -D I=5 -D H=7 --seed 9 --show 100 --format=json";
+  auto native = runCmd(args + " --target host");
+  auto interpreted = runCmd(args + " --interpret");
+  ASSERT_EQ(native.exitCode, 0) << native.err;
+  ASSERT_EQ(interpreted.exitCode, 0) << interpreted.err;
+  auto n = nlohmann::json::parse(native.out)[0]["outputs"];
+  auto i = nlohmann::json::parse(interpreted.out)[0]["outputs"];
+  ASSERT_EQ(n.size(), 2u);
+  ASSERT_EQ(i.size(), 2u);
+  std::set<std::string> tensors;
+  for (size_t t = 0; t < 2; ++t) {
+    ASSERT_EQ(n[t]["tensor"], i[t]["tensor"]);
+    tensors.insert(n[t]["tensor"].get<std::string>());
+    ASSERT_EQ(n[t]["first"].size(), 14u);
+    ASSERT_EQ(i[t]["first"].size(), 14u);
+    for (size_t e = 0; e < 14; ++e)
+      EXPECT_NEAR(n[t]["first"][e].get<double>(), i[t]["first"][e].get<double>(), 1e-5)
+          << n[t]["tensor"] << "[" << e << "]";
+  }
+  EXPECT_EQ(tensors, (std::set<std::string>{"Hn", "Cn"}));
+}
+
+TEST(RunNativeCli, EveryInstanceOfAFile) {
+  std::string file =
+      test::tempFile("run-cli", "two.isam",
+                     "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                     "  C[m, n] += A[m, k] * B[k, n];\n"
+                     "}\n"
+                     "instance g1 = gemm<3, 4, 5>;\n"
+                     "instance g2 = gemm<11, 1, 7>;\n");
+  auto r = runCmd(file + " --target host --check");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\ncheck g1: .* PASS\n)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\ncheck g2: .* PASS\n)"))) << r.out;
+}
+
+TEST(RunNativeCli, UsageErrors) {
+  auto neither = runCmd(kGemmSmall);
+  EXPECT_EQ(neither.exitCode, 2);
+  EXPECT_TRUE(has(neither.err, "--interpret")) << neither.err;
+  EXPECT_TRUE(has(neither.err, "--target")) << neither.err;
+  auto checkAlone = runCmd(kGemmSmall + " --check");
+  EXPECT_EQ(checkAlone.exitCode, 2);
+  EXPECT_TRUE(has(checkAlone.err, "--target")) << checkAlone.err;
+  auto checkInterpret = runCmd(kGemmSmall + " --interpret --check");
+  EXPECT_EQ(checkInterpret.exitCode, 2);
+  auto repeatAlone = runCmd(kGemmSmall + " --interpret --repeat 3");
+  EXPECT_EQ(repeatAlone.exitCode, 2);
+  auto threadsAlone = runCmd(kGemmSmall + " --interpret --threads 2");
+  EXPECT_EQ(threadsAlone.exitCode, 2);
+  auto both = runCmd(kGemmSmall + " --interpret --target host");
+  EXPECT_EQ(both.exitCode, 2);
+  EXPECT_TRUE(has(both.err, "excludes")) << both.err;
+}
+
+TEST(RunNativeCli, ForeignArchitectureIsAnInputError) {
+  auto r = runCmd(kGemmSmall + " --target " + kForeignTarget + " --check");
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_TRUE(has(r.err, kForeignArch)) << r.err;
+  EXPECT_TRUE(has(r.err, kForeignTarget)) << r.err;
+  EXPECT_FALSE(has(r.out, "PASS")) << r.out;
+}
+
+TEST(RunNativeCli, TargetWithoutNativeCode) {
+  auto r = runCmd(kGemmSmall + " --target systolic16");
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_TRUE(has(r.err, "systolic16")) << r.err;
+  EXPECT_TRUE(has(r.err, "triple")) << r.err;
+}
+
+TEST(RunNativeCli, InputErrors) {
+  auto unknownTarget = runCmd(kGemmSmall + " --target hots");
+  EXPECT_EQ(unknownTarget.exitCode, 1);
+  EXPECT_TRUE(has(unknownTarget.err, "unknown target 'hots'")) << unknownTarget.err;
+  auto unknownInstance =
+      runCmd(test::samplePath("gemm.isam") + " --instance gemm_smal --target host");
+  EXPECT_EQ(unknownInstance.exitCode, 1);
+  EXPECT_TRUE(has(unknownInstance.err, "did you mean 'gemm_small'?")) << unknownInstance.err;
+}
+
+TEST(RunNativeCli, InstanceNamedLikeALibraryFunctionDoesNotCrash) {
+  // The generated code calls getenv and atoi (ISAMAP_NUM_THREADS) and libm (expf, tanhf): an
+  // instance of one of those names must run right or be refused with a message naming it,
+  // never take the place of the function its own code calls.
+  std::string file =
+      test::tempFile("run-cli", "clash.isam",
+                     "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                     "  C[m, n] += A[m, k] * B[k, n];\n"
+                     "}\n"
+                     "kernel e<N>(X: f32[N]) -> (Y: f32[N]) { Y[i] = exp(X[i]) + tanh(X[i]); }\n"
+                     "instance getenv = gemm<3, 4, 5>;\n"
+                     "instance atoi = gemm<5, 4, 3>;\n"
+                     "instance expf = e<37>;\n");
+  // --threads sets ISAMAP_NUM_THREADS, which the code then parses (with atoi).
+  for (const char *name : {"getenv", "atoi", "expf"}) {
+    auto r = runCmd(file + " --target host --check --threads 2 --instance " + name);
+    if (r.exitCode >= 128) {
+      ADD_FAILURE() << "BUG: `isamap run " << file << " --target host --check --threads 2 "
+                    << "--instance " << name << "` crashed (signal " << r.exitCode - 128 << ")";
+    } else if (r.exitCode == 0) {
+      EXPECT_TRUE(has(r.out, ") PASS\n")) << r.out;
+    } else {
+      EXPECT_EQ(r.exitCode, 1);
+      EXPECT_TRUE(has(r.err, name)) << r.err;
+    }
+  }
+}

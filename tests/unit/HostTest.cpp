@@ -1,0 +1,195 @@
+// The `host` target (core/hw/Host.h): which shipped description a CPU gets, how the description
+// is made exact for the machine, and Session::target("host") (detection, unless a loaded file
+// declares its own `target host`).
+#include "hw/Host.h"
+#include "support/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <thread>
+
+using namespace isam;
+
+namespace {
+
+hw::HostCpu cpu(const std::string &triple, std::vector<std::string> features) {
+  hw::HostCpu c;
+  c.triple = triple;
+  c.cpu = "some-cpu";
+  std::sort(features.begin(), features.end()); // as detectHost gives them
+  c.features = std::move(features);
+  c.threads = 3;
+  return c;
+}
+
+const std::vector<std::string> kAvx512 = {"sse4.2",   "avx",      "avx2",     "fma",      "avx512f",
+                                          "avx512vl", "avx512bw", "avx512dq", "avx512cd", "bmi2"};
+
+std::vector<std::string> names(const std::vector<hw::Instruction> &instrs) {
+  std::vector<std::string> out;
+  for (const auto &i : instrs)
+    out.push_back(i.name);
+  return out;
+}
+
+std::string render(Session &s) {
+  std::string out;
+  for (const auto &d : s.diagnostics().all())
+    out += renderDiagnostic(d, s.sources()) + "\n";
+  return out;
+}
+
+} // namespace
+
+TEST(HostDescription, X86PicksTheWidestVectorDescriptionItsFeaturesAllow) {
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", kAvx512)), "x86_avx512");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-unknown-linux-gnu", kAvx512)), "x86_avx512");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", {"avx", "avx2", "fma", "sse4.2"})),
+            "x86_avx2");
+  // Any one of the AVX-512 subsets missing: no AVX-512.
+  for (const char *missing : {"avx512f", "avx512vl", "avx512bw", "avx512dq", "fma"}) {
+    auto f = kAvx512;
+    f.erase(std::find(f.begin(), f.end(), missing));
+    EXPECT_NE(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", f)), "x86_avx512") << missing;
+  }
+  auto noBw = kAvx512;
+  noBw.erase(std::find(noBw.begin(), noBw.end(), "avx512bw"));
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", noBw)), "x86_avx2");
+  // AVX2 without FMA (or neither): nothing shipped fits.
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", {"avx", "avx2"})), "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", {"sse2", "sse4.2"})), "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("x86_64-pc-linux-gnu", {})), "generic");
+  // AVX-512 feature names on another architecture mean nothing.
+  EXPECT_EQ(hw::hostDescriptionName(cpu("i686-pc-linux-gnu", kAvx512)), "generic");
+}
+
+TEST(HostDescription, ArmRiscvAndOthers) {
+  EXPECT_EQ(hw::hostDescriptionName(cpu("aarch64-unknown-linux-gnu", {"neon", "fp-armv8"})),
+            "arm_neon");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("arm64-apple-darwin22.0.0", {"neon"})), "arm_neon");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("aarch64-unknown-linux-gnu", {"fp-armv8"})), "generic");
+  EXPECT_EQ(
+      hw::hostDescriptionName(cpu("riscv64-unknown-linux-gnu", {"a", "c", "d", "f", "m", "v"})),
+      "riscv_rvv");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("riscv64-unknown-linux-gnu", {"a", "c", "d", "f", "m"})),
+            "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("riscv32-unknown-linux-gnu", {"v"})), "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("powerpc64le-unknown-linux-gnu", {"altivec", "vsx"})),
+            "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("", {})), "generic");
+  EXPECT_EQ(hw::hostDescriptionName(cpu("garbage", {"neon", "v", "avx2", "fma"})), "generic");
+}
+
+TEST(HostDescription, FeatureOrderDoesNotMatter) {
+  // HostCpu::features is documented as the enabled features, with no word on their order;
+  // a CPU built by hand (not by detectHost, which sorts) must be recognised all the same.
+  hw::HostCpu c;
+  c.triple = "x86_64-pc-linux-gnu";
+  c.features = {"fma", "avx2", "avx"};
+  EXPECT_EQ(hw::hostDescriptionName(c), "x86_avx2")
+      << "BUG: hostDescriptionName binary-searches HostCpu::features, which only works when "
+         "they are sorted";
+  c.features = {"fma", "avx512vl", "avx512f", "avx512dq", "avx512bw", "avx2"};
+  EXPECT_EQ(hw::hostDescriptionName(c), "x86_avx512");
+}
+
+TEST(HostTarget, TheDescriptionMadeExactForTheCpu) {
+  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
+  auto description = s->target("x86_avx512");
+  ASSERT_TRUE(description) << render(*s);
+  hw::HostCpu c = cpu("x86_64-pc-linux-gnu", {"avx512f", "fma", "avx2"});
+  c.cpu = "sapphirerapids";
+  c.threads = 5;
+  hw::Target t = hw::hostTarget(*description, c);
+  EXPECT_EQ(t.name, "host");
+  EXPECT_EQ(t.triple, "x86_64-pc-linux-gnu");
+  EXPECT_EQ(t.cpu, "sapphirerapids");
+  EXPECT_EQ(t.features, "+avx2,+avx512f,+fma");
+  EXPECT_EQ(t.cores, 5u);
+  // Everything else is the description's.
+  EXPECT_EQ(t.clockHz, description->clockHz);
+  EXPECT_EQ(names(t.instructions), names(description->instructions));
+  ASSERT_EQ(t.memories.size(), description->memories.size());
+  for (size_t m = 0; m < t.memories.size(); ++m)
+    EXPECT_EQ(t.memories[m].name, description->memories[m].name);
+  EXPECT_GT(t.instructions.size(), 0u);
+  // And the description itself is untouched.
+  EXPECT_EQ(description->name, "x86_avx512");
+
+  // No features: an empty list, not a lone "+".
+  c.features.clear();
+  EXPECT_EQ(hw::hostTarget(*description, c).features, "");
+}
+
+TEST(HostTarget, DetectHostDescribesThisProcess) {
+  hw::HostCpu h = hw::detectHost();
+  EXPECT_EQ(h.triple, llvm::sys::getProcessTriple());
+  EXPECT_EQ(h.cpu, llvm::sys::getHostCPUName().str());
+  EXPECT_GE(h.threads, 1u);
+  EXPECT_TRUE(std::is_sorted(h.features.begin(), h.features.end()));
+  for (const auto &f : h.features) {
+    EXPECT_FALSE(f.empty());
+    EXPECT_NE(f[0], '+') << f;
+    EXPECT_NE(f[0], '-') << f;
+  }
+#if defined(__x86_64__)
+  // Every x86-64 CPU has SSE2, which LLVM reports as a feature.
+  EXPECT_TRUE(std::binary_search(h.features.begin(), h.features.end(), std::string("sse2")));
+#endif
+}
+
+TEST(HostTarget, SessionTargetHostIsThisMachine) {
+  Session s;
+  s.loadText("test.isam", "kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
+  auto t = s.target("host");
+  ASSERT_TRUE(t) << render(s);
+  EXPECT_FALSE(s.diagnostics().hasErrors()) << render(s);
+  EXPECT_EQ(t->name, "host");
+  EXPECT_EQ(t->triple, llvm::sys::getProcessTriple());
+  EXPECT_EQ(t->cpu, llvm::sys::getHostCPUName().str());
+  EXPECT_GE(t->cores, 1u);
+  unsigned hc = std::thread::hardware_concurrency();
+  if (hc > 0) {
+    EXPECT_LE(t->cores, hc);
+  }
+  EXPECT_FALSE(t->memories.empty());
+  // Built from the description detection picks, with that description's instructions.
+  hw::HostCpu h = hw::detectHost();
+  auto description = s.target(hw::hostDescriptionName(h));
+  ASSERT_TRUE(description);
+  EXPECT_EQ(names(t->instructions), names(description->instructions));
+  EXPECT_EQ(t->cores, h.threads);
+  // The features are LLVM's for this CPU, in LLVM's "+a,+b" form.
+  ASSERT_FALSE(h.features.empty());
+  EXPECT_EQ(t->features.substr(0, 1 + h.features[0].size()), "+" + h.features[0]);
+  EXPECT_EQ(size_t(std::count(t->features.begin(), t->features.end(), '+')), h.features.size());
+  // Asked twice, the same target.
+  auto again = s.target("host");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->features, t->features);
+}
+
+TEST(HostTarget, HostIsReservedSoNoFileCanShadowTheMachine) {
+  // `host` is a keyword (of `system` declarations: `host T;`), so `target host` is a syntax
+  // error and Session::target("host") always means the detected machine.
+  Session s;
+  s.loadText("test.isam",
+             "target host {\n"
+             "  llvm triple \"x86_64-unknown-linux-gnu\" cpu \"x86-64\" features \"\";\n"
+             "  cores 3;\n"
+             "  clock 1 GHz;\n"
+             "  memory DRAM { size 1 GiB; }\n"
+             "}\n");
+  s.checkAll();
+  ASSERT_TRUE(s.diagnostics().hasErrors());
+  EXPECT_EQ(s.diagnostics().all().front().code, "E0101") << render(s);
+  auto t = s.target("host");
+  ASSERT_TRUE(t) << render(s);
+  EXPECT_EQ(t->name, "host");
+  EXPECT_EQ(t->cpu, hw::detectHost().cpu);
+  EXPECT_EQ(t->cores, hw::detectHost().threads);
+}
