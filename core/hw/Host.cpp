@@ -91,6 +91,11 @@ void calibrate(Target &t, const HostCpu &cpu) {
   for (auto &i : t.instructions)
     if (!i.isMove && i.unit == unit)
       i.cost.perCycle *= factor;
+  // A core with that many more pipes loads that much more per cycle into its registers (every
+  // design since the first AVX-512 and SVE cores pairs them).
+  for (auto &m : t.memories)
+    if (m.isRegisters && m.parent >= 0)
+      t.memories[size_t(m.parent)].bandwidthBytesPerCycle *= factor;
 }
 
 } // namespace isam::hw

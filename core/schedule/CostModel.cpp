@@ -103,8 +103,12 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     // moves are instructions of their own, between one tile's steady state and the next's.
     std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
     for (const auto &p : c.operands) {
-      if (p.tensor < 0 || std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end())
+      if (!loadsInto(c, size_t(&p - c.operands.data()), l))
         continue;
+      if (std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end()) {
+        lc.bytes += operandTraffic(kernel_, c, size_t(&p - c.operands.data()), l).totalBytes;
+        continue;
+      }
       double bytes = bytesOf(p, c.tiles[l]);
       if (lv.registers) {
         // One register group per instruction operand instance: every accumulator of the
@@ -238,6 +242,23 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     return out;
   const ir::Statement &s = kernel.statements[c.statement];
   int elemBytes = ir::elemTypeBytes(kernel.tensors[size_t(p.tensor)].type);
+  const Level &lv = c.levels[level];
+  bool onPath = std::find(p.path.begin(), p.path.end(), int(level)) != p.path.end();
+  if (!onPath) {
+    if (!lv.registers || p.output)
+      return out;
+    // Read from memory at every call: one load slot each.
+    double calls = 1;
+    size_t nl = c.levels.size();
+    for (size_t v = 0; v < c.vindices.size(); ++v) {
+      int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
+      calls *= double((c.vindices[v].extent + step - 1) / step);
+    }
+    out.tileBytes = elemBytes;
+    out.loads = calls;
+    out.totalBytes = calls * std::max<double>(lv.registerBytes, elemBytes);
+    return out;
+  }
   out.tileBytes =
       double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
   // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
@@ -253,6 +274,8 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     }
   out.loads = loads;
   out.totalBytes = loads * out.tileBytes * (p.output ? 2 : 1);
+  if (lv.registers && p.scalar && !p.output)
+    out.totalBytes *= std::max(1, int(lv.registerBytes) / elemBytes);
   // A tile staged across a layout change (a pack, or a register tile of transposed
   // accumulators) is gathered and scattered an element at a time: each element takes a whole
   // vector-wide slot of the path.
@@ -263,6 +286,15 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
+}
+
+bool loadsInto(const Config &c, size_t operand, size_t level) {
+  const OperandPlacement &p = c.operands[operand];
+  if (p.tensor < 0)
+    return false;
+  if (std::find(p.path.begin(), p.path.end(), int(level)) != p.path.end())
+    return true;
+  return c.levels[level].registers && !p.output;
 }
 
 } // namespace isam::schedule

@@ -34,14 +34,19 @@ private:
 
 // What an operand moves into a level over the whole schedule: its tile there, how many times
 // the tile is (re)filled (loops outside the level that move it), and the bytes moved, counting a
-// result twice (in and back out) and a layout change an element per vector slot. The cost
-// model's traffic is the sum over operands; pictures show the parts.
+// result twice (in and back out) and a layout change an element per vector slot. Into
+// registers, traffic is load slots: a broadcast element takes a whole register's slot, and an
+// input the instruction reads from memory itself (not through the registers) takes one per
+// call. The cost model's traffic is the sum over operands; pictures show the parts.
 struct Traffic {
   double tileBytes = 0;
   double loads = 0;
   double totalBytes = 0;
 };
 Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand, size_t level);
+// Whether an operand loads through a level: on its path, or an input read from memory by the
+// instruction at a register level.
+bool loadsInto(const Config &c, size_t operand, size_t level);
 
 // Trip count of the loop over v at level l, and the elements one step of it covers.
 int64_t stepOf(const Config &c, size_t level, size_t v);

@@ -252,9 +252,11 @@ private:
 
   void init(ir::ReduceOp op) {
     const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
-    forEachPoint([&](const std::vector<int64_t> &p) {
-      b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)] = interp::identity(op);
-    }, /*spatialOnly=*/true);
+    forEachPoint(
+        [&](const std::vector<int64_t> &p) {
+          b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)] = interp::identity(op);
+        },
+        /*spatialOnly=*/true);
   }
 
   void scalar() {

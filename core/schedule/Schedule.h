@@ -32,7 +32,7 @@ struct VirtualIndex {
   int64_t instrExtent = 1;      // elements covered by one call (1 for loops)
   int instrIndex = -1;          // the instruction index bound to it, or -1 for a loop
   bool reduction = false;
-  bool free = false;            // bound to a free instruction size parameter
+  bool free = false; // bound to a free instruction size parameter
 };
 
 struct Level {
@@ -47,14 +47,15 @@ struct Level {
 
 // Where each instruction operand's tiles live.
 struct OperandPlacement {
-  int operand = -1;          // instruction tensor
-  int tensor = -1;           // statement tensor (-1: unbound operand)
-  ir::Access access;         // the statement access it stands for (valid when tensor >= 0)
-  bool output = false;       // written by the instruction (out or inout)
-  std::vector<int> path;     // levels it passes through, outermost first
-  std::vector<bool> staged;  // per level: an explicit buffer at that level
+  int operand = -1;             // instruction tensor
+  int tensor = -1;              // statement tensor (-1: unbound operand)
+  ir::Access access;            // the statement access it stands for (valid when tensor >= 0)
+  bool output = false;          // written by the instruction (out or inout)
+  std::vector<int> path;        // levels it passes through, outermost first
+  std::vector<bool> staged;     // per level: an explicit buffer at that level
   std::vector<std::string> via; // per level: the move (or "copy", "pack") that fills it
   bool layoutChange = false;    // the mapping needs it in another layout than the tensor's
+  bool scalar = false;          // the instruction operand is one element (broadcast to lanes)
 };
 
 struct Config {
@@ -67,7 +68,7 @@ struct Config {
   std::vector<std::vector<int>> order;     // [level]: virtual indices, outermost loop first
   int parallel = -1;                       // virtual index of the parallel loop at level 0
   std::vector<OperandPlacement> operands;
-  std::vector<bool> doubleBuffered;        // per level
+  std::vector<bool> doubleBuffered; // per level
 };
 
 // The cost model's verdict on a Config.
@@ -79,17 +80,17 @@ struct Cost {
   // data movement, so that a compute-bound schedule still keeps its tiles large.
   double score = 0;
   double computeCycles = 0;
-  double utilization = 0;  // of the compute peak the target describes
-  std::string bound;       // "compute", "latency", or a memory name (its bandwidth)
+  double utilization = 0; // of the compute peak the target describes
+  std::string bound;      // "compute", "latency", or a memory name (its bandwidth)
   struct LevelCost {
     std::string memory;
-    double bytes = 0;      // moved into the level
+    double bytes = 0; // moved into the level
     double cycles = 0;
     double footprintBytes = 0;
     double capacityBytes = 0;
   };
   std::vector<LevelCost> levels;
-  int accumulators = 0;    // independent accumulating calls per reduction step
+  int accumulators = 0; // independent accumulating calls per reduction step
   int registersUsed = 0;
 };
 
@@ -97,7 +98,7 @@ struct Cost {
 
 struct Buffer {
   std::string name;
-  int operand = -1;  // index into Config::operands
+  int operand = -1; // index into Config::operands
   int level = -1;
   std::string memory;
   std::vector<int64_t> shape; // elements per tensor dimension (largest tile)

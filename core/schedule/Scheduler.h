@@ -13,7 +13,7 @@ namespace isam::schedule {
 
 struct ScheduleOptions {
   std::string search = "beam";
-  Budget budget;            // per statement, shared by the mappings it considers
+  Budget budget; // per statement, shared by the mappings it considers
   uint64_t seed = 1;
   size_t mappingsConsidered = 3;
 };

@@ -171,6 +171,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     p.operand = int(o);
     p.tensor = c.operands[o].computedSeparately ? -1 : c.operands[o].tensor;
     p.output = op.role != ir::TensorRole::Input;
+    p.scalar = op.shape.empty();
     if (p.tensor >= 0)
       p.access = p.output && p.tensor == s.lhs.tensor ? s.lhs : firstRead(s.rhs, p.tensor);
     p.staged.assign(k.levels.size(), false);

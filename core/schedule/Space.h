@@ -14,10 +14,10 @@ namespace isam::schedule {
 
 // Decisions the user pinned in a `schedule` block (names as written).
 struct Pins {
-  std::string instruction;                                        // `map fma16;`
-  std::map<std::string, std::map<std::string, int64_t>> tiles;    // `tile L1: n 64, m 6;`
-  std::map<std::string, std::vector<std::string>> order;          // `order L1: n, m, k;`
-  std::string parallel;                                           // `parallel: m;`
+  std::string instruction;                                     // `map fma16;`
+  std::map<std::string, std::map<std::string, int64_t>> tiles; // `tile L1: n 64, m 6;`
+  std::map<std::string, std::vector<std::string>> order;       // `order L1: n, m, k;`
+  std::string parallel;                                        // `parallel: m;`
 };
 
 struct Knob {
@@ -46,7 +46,7 @@ public:
 
 private:
   Config skeleton_;
-  std::vector<std::vector<int64_t>> tileOptions_; // per virtual index
+  std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
   std::vector<int> parallelOptions_;
   std::vector<Knob> knobs_;

@@ -426,8 +426,7 @@ TEST(VizSchedule, TrafficMatchesTheCostModel) {
         for (size_t l = 1; l < c.levels.size(); ++l) {
           double sum = 0;
           for (size_t o = 0; o < c.operands.size(); ++o) {
-            const auto &p = c.operands[o];
-            if (p.tensor >= 0 && std::find(p.path.begin(), p.path.end(), int(l)) != p.path.end())
+            if (schedule::loadsInto(c, o, l))
               sum += viz::operandTraffic(kernels[0], ss, o, l).totalBytes;
           }
           for (const auto &lc : ss.cost.levels) {
