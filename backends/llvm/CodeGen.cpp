@@ -863,8 +863,16 @@ void Generator::emitScalar(State &st) {
     Holder h = tensorHolder(s_->lhs.tensor);
     Value *ptr = address(s_->lhs.tensor, s_->lhs, point, h);
     Value *value = v_.convert(v_.eval(s_->rhs, 1, read), s_->rhs.type, out.type);
-    if (s_->reduce != ir::ReduceOp::None)
+    if (s_->reduce != ir::ReduceOp::None) {
+      // The sum may be reassociated: LLVM then vectorises the reduction loop with partial sums
+      // (the error stays within the reference's tolerance, which allows for any order).
+      llvm::FastMathFlags fmf;
+      fmf.setAllowReassoc();
+      fmf.setAllowContract();
+      llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+      b_.setFastMathFlags(fmf);
       value = v_.combine(s_->reduce, v_.load(ptr, out.type, 1, 0, 1), value);
+    }
     v_.store(value, ptr, out.type, 1, 0, 1);
   };
   nest(0);
