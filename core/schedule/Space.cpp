@@ -206,6 +206,27 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
           }
       }
     }
+    // An input whose rows lie a page or more apart and are walked by a reduction index is
+    // packed too (contiguously, in its own layout): the reduction runs long in the register
+    // tile, so a strided tile would touch a new page and prefetch stream at every step.
+    if (!p.layoutChange && !p.output && p.tensor >= 0 && innermostCache > 0 &&
+        !p.staged[innermostCache]) {
+      const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+      int64_t stride = 1;
+      bool farRows = false;
+      for (size_t d = t.shape.size(); d-- > 0;) {
+        bool reductionRow = false;
+        for (auto [i, coef] : p.access.indices[d].terms)
+          reductionRow = reductionRow || s.indices[size_t(i)].reduction;
+        if (d + 1 < t.shape.size() && reductionRow && stride * ir::elemTypeBytes(t.type) >= 4096)
+          farRows = true;
+        stride *= t.shape[d];
+      }
+      if (farRows) {
+        p.staged[innermostCache] = true;
+        p.via[innermostCache] = "pack";
+      }
+    }
     k.operands.push_back(p);
   }
   // Scratchpads start double-buffered; the cost model drops it when the tiles do not fit twice.

@@ -584,6 +584,39 @@ TEST(ScheduleFromDescription, SixteenZmmRegistersBoundTheRegisterTile) {
                           "register file must change its schedule";
 }
 
+// Rows a page or more apart, walked by the reduction, are packed at the innermost cache; rows
+// walked by a spatial index of a small register tile, or close together, are not.
+TEST(ScheduleFromDescription, FarRowsWalkedByTheReductionArePacked) {
+  const std::string text =
+      "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+      "  C[m, n] += A[m, k] * B[k, n];\n"
+      "}\n"
+      "kernel gemm_tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+      "  C[m, n] += A[k, m] * B[k, n];\n"
+      "}\n"
+      "instance nn_wide = gemm<1760, 7000, 1760>;\n"
+      "instance nn = gemm<1760, 128, 1760>;\n"
+      "instance tn = gemm_tn<1760, 128, 1760>;\n";
+  Loaded s = fromText(text, "x86_avx512");
+  ASSERT_TRUE(s.target);
+  auto packed = [&](const char *instance, const char *tensor) {
+    const ir::Kernel &k = s.kernel(instance);
+    auto ks = s.session->schedule(k, *s.target, options());
+    const auto &c = ks.statements.at(0).config;
+    EXPECT_GE(c.mapping, 0) << instance;
+    for (const auto &p : c.operands)
+      if (p.tensor >= 0 && k.tensors[size_t(p.tensor)].name == tensor)
+        for (size_t l = 0; l < c.levels.size(); ++l)
+          if (p.staged[l] && p.via[l] == "pack")
+            return true;
+    return false;
+  };
+  EXPECT_TRUE(packed("nn_wide", "B")) << "B's rows are 28 KB apart and walked by k";
+  EXPECT_TRUE(packed("tn", "A")) << "A's rows are 7 KB apart and walked by k";
+  EXPECT_FALSE(packed("nn", "A")) << "A's far rows are walked by m, a few per register tile";
+  EXPECT_FALSE(packed("nn", "B")) << "B's rows are 512 B apart";
+}
+
 // ---- the searches ------------------------------------------------------------------------------
 
 // A real Space: the first full mapping the scheduler would consider.
