@@ -1,6 +1,7 @@
 // Buffers, timing, result comparison and rooflines for the GEMM/layer benchmark (see
 // BenchSupport.h).
 #include "BenchSupport.h"
+#include "interp/Interpreter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -154,6 +155,10 @@ double geomean(const std::vector<double> &values) {
       ++n;
     }
   return n ? std::exp(logSum / double(n)) : 0;
+}
+
+double checkThreshold(const ir::Kernel &kernel) {
+  return std::max(1e-3, 2 * interp::tolerance(kernel));
 }
 
 } // namespace isam::bench

@@ -51,6 +51,11 @@ Timing timeCalls(const std::function<void()> &call, int repeat);
 // inputs are in [-1, 1)); a NaN or infinity anywhere makes it infinite.
 double maxRelativeError(const float *got, const float *ref, size_t count);
 
+// The largest error a check accepts: two results each within the reference interpreter's
+// tolerance of the exact one (which grows with the reduction's length) may be twice that
+// apart; never below 1e-3.
+double checkThreshold(const ir::Kernel &kernel);
+
 // The roofline of a target: GFLOP/s attainable by a computation of `flops` operations that
 // must move at least `bytes` between DRAM and the chip, on `threads` cores.
 struct Roofline {

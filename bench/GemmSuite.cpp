@@ -174,7 +174,7 @@ void runGemmSuite(Context &cx, const std::vector<GemmProblem> &problems, Report 
         } else {
           double err = maxRelativeError(c.data(), ref.data(), mn);
           char buf[96];
-          row.checkFailed = !(err < 1e-3);
+          row.checkFailed = !(err < checkThreshold(ck.kernel));
           std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
                         reference.c_str());
           row.check = buf;

@@ -130,7 +130,7 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
         } else {
           double err = maxRelativeError(buffers[out].data(), ref.data(), outCount);
           char buf[96];
-          row.checkFailed = !(err < 1e-3);
+          row.checkFailed = !(err < checkThreshold(ck.kernel));
           std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
                         reference.c_str());
           row.check = buf;
