@@ -65,6 +65,13 @@ private:
   llvm::Type *i64() { return b_.getInt64Ty(); }
   llvm::Type *ptrTy() { return llvm::PointerType::get(ctx(), 0); }
   Value *c64(int64_t v) { return b_.getInt64(uint64_t(v)); }
+  // Index arithmetic never wraps (every index and offset is within its tensor's bounds):
+  // saying so keeps LLVM's scalar evolution cheap and exact on deep loop nests.
+  Value *add(Value *a, Value *b, const llvm::Twine &name = "") {
+    return b_.CreateAdd(a, b, name, /*HasNUW=*/false, /*HasNSW=*/true);
+  }
+  Value *mul(Value *a, Value *b) { return b_.CreateMul(a, b, "", false, true); }
+  Value *sub(Value *a, Value *b) { return b_.CreateSub(a, b, "", false, true); }
 
   void setAttributes(llvm::Function *f);
   Value *allocate(uint64_t bytes, const std::string &name);
@@ -231,7 +238,7 @@ std::vector<Value *> Generator::pointOf(const std::vector<Value *> &vvalue) {
 Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point) {
   Value *x = c64(a.constant);
   for (auto [i, coef] : a.terms)
-    x = b_.CreateAdd(x, b_.CreateMul(point[size_t(i)], c64(coef)));
+    x = add(x, mul(point[size_t(i)], c64(coef)));
   return x;
 }
 
@@ -239,7 +246,7 @@ Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Val
                           const Holder &h) {
   Value *offset = c64(0);
   for (size_t d = 0; d < a.indices.size(); ++d)
-    offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateSub(affine(a.indices[d], point), h.lo[d]),
+    offset = add(offset, mul(sub(affine(a.indices[d], point), h.lo[d]),
                                                c64(h.strides[d])));
   llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
   return b_.CreateInBoundsGEP(et, h.ptr, offset);
@@ -319,13 +326,13 @@ void Generator::emitLoop(const Node &n, State &st) {
   st.size[v] = n.step;
   st.align[v] = std::gcd(a0, n.step);
   loop(full, unroll, [&](Value *iv) {
-    st.begin[v] = b_.CreateAdd(b0, b_.CreateMul(iv, c64(n.step)));
+    st.begin[v] = add(b0, mul(iv, c64(n.step)));
     for (const auto &x : n.body)
       emit(x, st);
   });
   if (rem) {
     st.size[v] = rem;
-    st.begin[v] = b_.CreateAdd(b0, c64(full * n.step));
+    st.begin[v] = add(b0, c64(full * n.step));
     for (const auto &x : n.body)
       emit(x, st);
   }
@@ -372,7 +379,7 @@ bool Generator::emitUnrolledNest(const Node &n, State &st) {
     }
     size_t v = size_t(chain[k]->v);
     for (auto [offset, size] : trips[k]) {
-      st.begin[v] = b_.CreateAdd(saved.begin[v], c64(offset));
+      st.begin[v] = add(saved.begin[v], c64(offset));
       st.size[v] = size;
       st.align[v] = std::gcd(saved.align[v], chain[k]->step);
       nest(k + 1);
@@ -452,14 +459,14 @@ void Generator::emitParallel(const Node &n, State &st) {
   llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", b_.getInt32Ty());
   Value *tid = b_.CreateSExt(b_.CreateCall(tidFn), i64());
   Value *num = b_.CreateSExt(b_.CreateCall(numFn), i64());
-  Value *first = b_.CreateSDiv(b_.CreateMul(tid, c64(trips)), num);
-  Value *last = b_.CreateSDiv(b_.CreateMul(b_.CreateAdd(tid, c64(1)), c64(trips)), num);
+  Value *first = b_.CreateSDiv(mul(tid, c64(trips)), num);
+  Value *last = b_.CreateSDiv(mul(add(tid, c64(1)), c64(trips)), num);
   Value *b0 = inner.begin[v];
   int64_t a0 = inner.align[v];
   inner.align[v] = std::gcd(a0, n.step);
-  loop(b_.CreateSub(last, first), [&](Value *iv) {
-    Value *it = b_.CreateAdd(first, iv);
-    inner.begin[v] = b_.CreateAdd(b0, b_.CreateMul(it, c64(n.step)));
+  loop(sub(last, first), [&](Value *iv) {
+    Value *it = add(first, iv);
+    inner.begin[v] = add(b0, mul(it, c64(n.step)));
     auto body = [&](int64_t size) {
       inner.size[v] = size;
       for (const auto &x : n.body)
@@ -519,7 +526,7 @@ void Generator::emitStage(const Node &n, State &st) {
     int64_t S = st.size[v], A = st.align[v];
     if (g.size() == 1) {
       lo[size_t(g[0])] = st.begin[v];
-      hi[size_t(g[0])] = b_.CreateAdd(st.begin[v], c64(S - 1));
+      hi[size_t(g[0])] = add(st.begin[v], c64(S - 1));
       maxCount[size_t(g[0])] = S;
       continue;
     }
@@ -529,7 +536,7 @@ void Generator::emitStage(const Node &n, State &st) {
     if (noWrap) {
       // The box stays inside one run of the innermost index.
       lo[inner] = b_.CreateURem(st.begin[v], c64(E));
-      hi[inner] = b_.CreateAdd(lo[inner], c64(S - 1));
+      hi[inner] = add(lo[inner], c64(S - 1));
       maxCount[inner] = S;
       Value *x = b_.CreateUDiv(st.begin[v], c64(E));
       for (size_t j = g.size() - 1; j-- > 0;) {
@@ -541,7 +548,7 @@ void Generator::emitStage(const Node &n, State &st) {
     }
     // It may wrap: an index spans its whole extent unless the box stays within one of its runs.
     Value *first = st.begin[v];
-    Value *last = b_.CreateAdd(first, c64(S - 1));
+    Value *last = add(first, c64(S - 1));
     int64_t innerProduct = 1;
     for (size_t j = g.size(); j-- > 0;) {
       size_t i = size_t(g[j]);
@@ -573,14 +580,14 @@ void Generator::emitStage(const Node &n, State &st) {
     int64_t range = 1;
     bool dimExact = true;
     for (auto [i, coef] : a.terms) {
-      l = b_.CreateAdd(l, b_.CreateMul(coef > 0 ? lo[size_t(i)] : hi[size_t(i)], c64(coef)));
-      u = b_.CreateAdd(u, b_.CreateMul(coef > 0 ? hi[size_t(i)] : lo[size_t(i)], c64(coef)));
+      l = add(l, mul(coef > 0 ? lo[size_t(i)] : hi[size_t(i)], c64(coef)));
+      u = add(u, mul(coef > 0 ? hi[size_t(i)] : lo[size_t(i)], c64(coef)));
       range += std::llabs(coef) * (maxCount[size_t(i)] - 1);
       dimExact = dimExact && exact[size_t(i)];
     }
     shape[d] = std::min(range, tensor.shape[d]);
     h.lo.push_back(l);
-    count[d] = dimExact ? c64(shape[d]) : b_.CreateAdd(b_.CreateSub(u, l), c64(1));
+    count[d] = dimExact ? c64(shape[d]) : add(sub(u, l), c64(1));
   }
   // Row-major, except that the dimension the instruction's lanes run along goes innermost: a
   // pack is where a strided operand becomes contiguous.
@@ -626,9 +633,9 @@ void Generator::emitStage(const Node &n, State &st) {
   auto pointers = [&](const std::vector<Value *> &coord) {
     Value *src = c64(0), *dst = c64(0);
     for (size_t e = 0; e < nd; ++e) {
-      src = b_.CreateAdd(src,
-                         b_.CreateMul(b_.CreateSub(coord[e], outer.lo[e]), c64(outer.strides[e])));
-      dst = b_.CreateAdd(dst, b_.CreateMul(b_.CreateSub(coord[e], h.lo[e]), c64(h.strides[e])));
+      src = add(src,
+                         mul(sub(coord[e], outer.lo[e]), c64(outer.strides[e])));
+      dst = add(dst, mul(sub(coord[e], h.lo[e]), c64(h.strides[e])));
     }
     return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src),
                      b_.CreateInBoundsGEP(et, h.ptr, dst));
@@ -665,9 +672,9 @@ void Generator::emitStage(const Node &n, State &st) {
       const auto &group = c_->vindices[g.v].stmtIndices;
       Value *linear = c64(0);
       for (size_t j = 0; j < group.size(); ++j)
-        linear = b_.CreateAdd(b_.CreateMul(linear, c64(s_->indices[size_t(group[j])].extent)),
-                              b_.CreateSub(coord[g.dims[j].first], c64(g.dims[j].second)));
-      Value *lo = st.begin[g.v], *hi = b_.CreateAdd(st.begin[g.v], c64(st.size[g.v]));
+        linear = add(mul(linear, c64(s_->indices[size_t(group[j])].extent)),
+                              sub(coord[g.dims[j].first], c64(g.dims[j].second)));
+      Value *lo = st.begin[g.v], *hi = add(st.begin[g.v], c64(st.size[g.v]));
       ok = b_.CreateAnd(ok,
                         b_.CreateAnd(b_.CreateICmpSGE(linear, lo), b_.CreateICmpSLT(linear, hi)));
     }
@@ -698,7 +705,7 @@ void Generator::emitStage(const Node &n, State &st) {
       if (k + 1 == nd && c && c->getSExtValue() > 1 && (in || !guarded)) {
         int64_t n = c->getSExtValue(), chunks = (n + width - 1) / width;
         auto move = [&](Value *iv, unsigned active) {
-          coord[d] = b_.CreateAdd(h.lo[d], b_.CreateMul(iv, c64(width)));
+          coord[d] = add(h.lo[d], mul(iv, c64(width)));
           auto [sp, dp] = pointers(coord);
           int64_t srcStride = outer.strides[d];
           Value *x = in ? v_.load(sp, tensor.type, width, srcStride, active)
@@ -714,7 +721,7 @@ void Generator::emitStage(const Node &n, State &st) {
         return;
       }
       auto body = [&](Value *iv) {
-        coord[d] = b_.CreateAdd(h.lo[d], iv);
+        coord[d] = add(h.lo[d], iv);
         dim(k + 1);
       };
       if (c)
@@ -779,7 +786,7 @@ void Generator::emitCall(State &st) {
     std::vector<Value *> vvalue = st.begin;
     for (size_t j = 0; j < ni; ++j)
       if (vOf[j] >= 0 && q[j])
-        vvalue[size_t(vOf[j])] = b_.CreateAdd(vvalue[size_t(vOf[j])], c64(q[j]));
+        vvalue[size_t(vOf[j])] = add(vvalue[size_t(vOf[j])], c64(q[j]));
     std::vector<Value *> point = pointOf(vvalue);
     auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride) {
       size_t o = size_t(instrAccess.tensor);
@@ -850,7 +857,7 @@ void Generator::emitScalar(State &st) {
     if (k < order.size()) {
       size_t i = order[k];
       loop(count[i], false, [&](Value *iv) {
-        point[i] = b_.CreateAdd(lo[i], iv);
+        point[i] = add(lo[i], iv);
         nest(k + 1);
       });
       return;
