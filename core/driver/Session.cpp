@@ -265,6 +265,19 @@ void Session::loadShipped(const std::string &name) {
   symbols_.reset();
 }
 
+std::vector<std::string> Session::shippedNames() const {
+  std::vector<std::string> names;
+  std::vector<std::string> dirs = options_.searchPath;
+  dirs.push_back(defaultHwdescDir());
+  for (const auto &dir : dirs) {
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".isam")
+        names.push_back(entry.path().stem().string());
+  }
+  return names;
+}
+
 bool Session::isSystem(const std::string &name) {
   loadShipped(name);
   return symbols().systems.count(name) > 0;
@@ -284,7 +297,8 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
   const auto *syms = &symbols();
   auto it = syms->targets.find(name);
   if (it == syms->targets.end()) {
-    std::vector<std::string> names;
+    std::vector<std::string> names = shippedNames();
+    names.push_back("host");
     for (const auto &[n, _] : syms->targets)
       names.push_back(n);
     std::string msg = "unknown target '" + name + "'";

@@ -82,6 +82,8 @@ public:
 private:
   // Loads hwdesc/NAME.isam from the search path when nothing loaded declares NAME.
   void loadShipped(const std::string &name);
+  // The descriptions on the search path and in the shipped hwdesc/, by file stem.
+  std::vector<std::string> shippedNames() const;
   FileId addAndParse(const std::string &path, std::string text);
   void loadImports(FileId file, std::vector<std::string> &stack);
   std::optional<std::string> resolveImport(const std::string &from, const std::string &path,

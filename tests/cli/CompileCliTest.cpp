@@ -485,6 +485,8 @@ TEST(CompileCli, UnknownTarget) {
                    sh(dir / "g.o"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_TRUE(has(r.err, "unknown target 'x86_avx51'")) << r.err;
+  // The shipped descriptions are candidates for the suggestion, loaded or not.
+  EXPECT_TRUE(has(r.err, "did you mean 'x86_avx512'?")) << r.err;
   EXPECT_EQ(dir.list(), std::vector<std::string>{});
 }
 
