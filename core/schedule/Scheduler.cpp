@@ -4,10 +4,17 @@ namespace isam::schedule {
 
 namespace {
 
-StatementSchedule scalarSchedule(const ir::Kernel &kernel, size_t statement) {
+// Below this many points a statement's scalar code runs on one thread.
+constexpr int64_t kParallelPoints = 1 << 15;
+
+// Scalar code: the statement's loop nest over the outermost memory, with its longest-enough
+// write index shared among the cores when the statement is large enough to be worth it.
+StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &target,
+                                 size_t statement) {
   StatementSchedule out;
-  out.config.statement = statement;
-  out.config.mapping = -1;
+  Config &c = out.config;
+  c.statement = statement;
+  c.mapping = -1;
   const ir::Statement &s = kernel.statements[statement];
   for (size_t i = 0; i < s.indices.size(); ++i) {
     VirtualIndex v;
@@ -15,7 +22,36 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, size_t statement) {
     v.stmtIndices = {int(i)};
     v.extent = s.indices[i].extent;
     v.reduction = s.indices[i].reduction;
-    out.config.vindices.push_back(v);
+    c.vindices.push_back(v);
+  }
+  for (size_t m = 0; m < target.memories.size() && c.levels.empty(); ++m)
+    if (target.memories[m].parent < 0) {
+      Level level;
+      level.memory = int(m);
+      level.name = target.memories[m].name;
+      c.levels.push_back(level);
+      c.tiles.push_back({});
+      c.order.push_back({});
+      for (size_t v = 0; v < c.vindices.size(); ++v) {
+        c.tiles[0].push_back(c.vindices[v].extent);
+        c.order[0].push_back(int(v));
+      }
+      c.doubleBuffered.push_back(false);
+    }
+  if (!c.levels.empty() && target.cores > 1 && s.pointCount() >= kParallelPoints) {
+    // The outermost write index with a couple of rows per core, else the longest one.
+    auto extent = [&](int v) { return c.vindices[size_t(v)].extent; };
+    for (size_t v = 0; v < c.vindices.size() && c.parallel < 0; ++v)
+      if (!c.vindices[v].reduction && extent(int(v)) >= 2 * int64_t(target.cores))
+        c.parallel = int(v);
+    if (c.parallel < 0) {
+      int longest = -1;
+      for (size_t v = 0; v < c.vindices.size(); ++v)
+        if (!c.vindices[v].reduction && extent(int(v)) > 1 &&
+            (longest < 0 || extent(int(v)) > extent(longest)))
+          longest = int(v);
+      c.parallel = longest;
+    }
   }
   out.root.kind = Node::Kind::Block;
   if (s.reduce != ir::ReduceOp::None && !s.accumulates) {
@@ -26,7 +62,18 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, size_t statement) {
   }
   Node scalar;
   scalar.kind = Node::Kind::Scalar;
-  out.root.body.push_back(scalar);
+  if (c.parallel >= 0) {
+    Node loop;
+    loop.kind = Node::Kind::Loop;
+    loop.v = c.parallel;
+    loop.level = 0;
+    loop.step = 1;
+    loop.parallel = true;
+    loop.body.push_back(scalar);
+    out.root.body.push_back(loop);
+  } else {
+    out.root.body.push_back(scalar);
+  }
   out.cost.valid = true;
   out.cost.bound = "scalar code";
   out.cost.cycles = double(s.pointCount());
@@ -104,7 +151,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
         diags.error("E0703", pinRange,
                     "no schedule satisfies the pinned decisions for s" + std::to_string(m.index) +
                         (invalid.empty() ? "" : ": " + invalid));
-      out.statements.push_back(scalarSchedule(kernel, m.index));
+      out.statements.push_back(scalarSchedule(kernel, target, m.index));
       continue;
     }
     out.statements.push_back(lower(kernel, target, m, best.config, best.cost));

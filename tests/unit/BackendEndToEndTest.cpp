@@ -487,6 +487,38 @@ TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
   }
 }
 
+// Scalar code (here: a function no instruction computes, and a reduction) large enough to be
+// worth it gets a parallel loop over a write index; every thread count agrees with the
+// reference.
+TEST(BackendEndToEnd, LargeScalarCodeRunsInParallel) {
+  Case c = text("gates", "kernel gates<B, H, K>(X: f32[B, H], W: f32[B, K]) -> (Y: f32[B, H], "
+                         "S: f32[B]) {\n"
+                         "  Y[b, h] = tanh(X[b, h]) * sigmoid(X[b, h]);\n"
+                         "  S[b] += exp(W[b, k]);\n"
+                         "}\n"
+                         "instance gates = gates<67, 521, 523>;\n");
+  Compiled k;
+  ASSERT_NO_FATAL_FAILURE(compile(c, k));
+  for (const auto &ss : k.schedule.statements)
+    ASSERT_LT(ss.config.mapping, 0) << k.describe();
+  ASSERT_GE(parallelTrips(k.schedule), 67) << k.describe();
+  interp::Buffers inputs = interp::randomInputs(k.kernel, 9);
+  interp::Buffers ref = inputs;
+  interp::run(k.kernel, ref);
+  for (int threads : {1, 2, 3}) {
+    ScopedEnv env("ISAMAP_NUM_THREADS", std::to_string(threads));
+    backend::NativeBuffers fresh = backend::toNative(k.kernel, inputs);
+    k.entry(fresh.args.data());
+    ASSERT_NO_FATAL_FAILURE(
+        expectOutputsMatch(k, inputs, ref, fresh, "on " + std::to_string(threads) + " threads"));
+  }
+  // A one-core description keeps scalar code on one thread.
+  Compiled one;
+  ASSERT_NO_FATAL_FAILURE(load(c, one, "generic"));
+  ASSERT_EQ(one.target->cores, 1u);
+  EXPECT_EQ(parallelTrips(one.schedule), 0) << one.describe();
+}
+
 TEST(BackendEndToEnd, ScopedEnvRestoresTheEnvironment) {
   // The helper the thread test relies on.
   unsetenv("ISAMAP_TEST_SCOPED_ENV");
