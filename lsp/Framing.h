@@ -1,0 +1,55 @@
+// The Language Server Protocol's base protocol: messages framed by a header part (`Content-Length:
+// N`, optionally `Content-Type`, each line ending in \r\n, then an empty line) and a body of N
+// bytes of UTF-8 JSON.
+//
+// The reader never trusts its input: a header part without a valid Content-Length, a header part
+// or body over the size cap, or a stream that ends inside a message gives an error result
+// saying which, and (except at the end of the stream) leaves the reader at the start of the next
+// message, so that the server can answer with a JSON-RPC error and keep serving.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace isam::lsp {
+
+struct ReadResult {
+  enum class Kind {
+    Message,   // `body` holds one message's content
+    End,       // the stream ended between messages
+    BadHeader, // no usable Content-Length (the header part was skipped)
+    TooLarge,  // the announced body exceeds the cap (it was skipped)
+    Truncated, // the stream ended inside a message
+  };
+  Kind kind = Kind::End;
+  std::string body;
+  std::string problem; // for errors: what was wrong, for a log message
+};
+
+class MessageReader {
+public:
+  // `read(buffer, capacity)` returns the bytes it put in `buffer`, 0 at the end of the stream.
+  using Source = std::function<size_t(char *buffer, size_t capacity)>;
+
+  explicit MessageReader(Source source, size_t maxBodyBytes = 64 << 20)
+      : source_(std::move(source)), maxBody_(maxBodyBytes) {}
+
+  ReadResult next();
+
+private:
+  std::optional<char> get();
+  bool skip(size_t bytes);
+
+  Source source_;
+  size_t maxBody_;
+  std::string buffer_;
+  size_t at_ = 0;
+  bool ended_ = false;
+};
+
+// One message, framed: the header part and `body`.
+std::string frame(const std::string &body);
+
+} // namespace isam::lsp
