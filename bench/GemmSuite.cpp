@@ -83,8 +83,34 @@ std::optional<std::vector<GemmProblem>> readGemmProblems(const std::string &path
   return out;
 }
 
-void setIsamapThreads(int threads) {
+void measureIsamap(Row &row, const CompiledKernel &ck, const std::vector<void *> &args, int threads,
+                   const Options &options, Buffer &got, const Buffer &ref, size_t count,
+                   const std::string &reference) {
+  if (!ck.entry) {
+    row.isamap.note = ck.error;
+    row.check = "n/a (not compiled)";
+    return;
+  }
+  // Generated code reads the variable at every call.
   setenv("ISAMAP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  // NaN first: an element the kernel never writes cannot pass the check by accident.
+  if (options.check)
+    fillNaN(got);
+  row.isamap.timing = timeCalls([&] { ck.entry(args.data()); }, options.repeat);
+  row.isamap.measured = true;
+  row.isamap.gflops = row.flops / row.isamap.timing.bestS / 1e9;
+  if (!options.check) {
+    row.check = "off";
+  } else if (reference.empty()) {
+    row.check = "n/a (no library result)";
+  } else {
+    double err = maxRelativeError(got.data(), ref.data(), count);
+    char buf[96];
+    row.checkFailed = !(err < checkThreshold(ck.kernel));
+    std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
+                  reference.c_str());
+    row.check = buf;
+  }
 }
 
 namespace {
@@ -156,30 +182,7 @@ void runGemmSuite(Context &cx, const std::vector<GemmProblem> &problems, Report 
         row.libraries.push_back(f);
       }
 
-      if (!ck.entry) {
-        row.isamap.note = ck.error;
-        row.check = "n/a (not compiled)";
-      } else {
-        setIsamapThreads(threads);
-        // NaN first: an element the kernel never writes cannot pass the check by accident.
-        if (o.check)
-          fillNaN(c);
-        row.isamap.timing = timeCalls([&] { ck.entry(args.data()); }, o.repeat);
-        row.isamap.measured = true;
-        row.isamap.gflops = row.flops / row.isamap.timing.bestS / 1e9;
-        if (!o.check) {
-          row.check = "off";
-        } else if (reference.empty()) {
-          row.check = "n/a (no library result)";
-        } else {
-          double err = maxRelativeError(c.data(), ref.data(), mn);
-          char buf[96];
-          row.checkFailed = !(err < checkThreshold(ck.kernel));
-          std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
-                        reference.c_str());
-          row.check = buf;
-        }
-      }
+      measureIsamap(row, ck, args, threads, o, c, ref, mn, reference);
       report.add(std::move(row));
     }
   }

@@ -113,29 +113,7 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
         row.libraries.push_back(f);
       }
 
-      if (!ck.entry) {
-        row.isamap.note = ck.error;
-        row.check = "n/a (not compiled)";
-      } else {
-        setIsamapThreads(threads);
-        if (o.check)
-          fillNaN(buffers[out]);
-        row.isamap.timing = timeCalls([&] { ck.entry(args.data()); }, o.repeat);
-        row.isamap.measured = true;
-        row.isamap.gflops = row.flops / row.isamap.timing.bestS / 1e9;
-        if (!o.check) {
-          row.check = "off";
-        } else if (reference.empty()) {
-          row.check = "n/a (no oneDNN result)";
-        } else {
-          double err = maxRelativeError(buffers[out].data(), ref.data(), outCount);
-          char buf[96];
-          row.checkFailed = !(err < checkThreshold(ck.kernel));
-          std::snprintf(buf, sizeof buf, "%s %.1e vs %s", row.checkFailed ? "FAIL" : "ok", err,
-                        reference.c_str());
-          row.check = buf;
-        }
-      }
+      measureIsamap(row, ck, args, threads, o, buffers[out], ref, outCount, reference);
       report.add(std::move(row));
     }
   }

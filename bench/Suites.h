@@ -58,7 +58,11 @@ void runGemmSuite(Context &context, const std::vector<GemmProblem> &problems, Re
 // GRU primitive); one report each.
 void runLayerSuite(Context &context, Report &dwsep, Report &gru);
 
-// Makes isamap's generated code run on `threads` threads from its next call.
-void setIsamapThreads(int threads);
+// Times isamap's compiled kernel on `threads` threads into `row.isamap` and checks its output
+// `got` (`count` elements, NaN-filled first) against `ref`, the result of the library named
+// `reference` (empty: none), as `row.check` says.
+void measureIsamap(Row &row, const CompiledKernel &ck, const std::vector<void *> &args, int threads,
+                   const Options &options, Buffer &got, const Buffer &ref, size_t count,
+                   const std::string &reference);
 
 } // namespace isam::bench
