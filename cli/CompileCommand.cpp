@@ -86,7 +86,7 @@ Action registerCompile(CLI::App &app) {
                                                                      : stem.rfind(".isam"));
       output = stem + extension(opts->emit);
     }
-    backend::EmitTimes times;
+    backend::CompileTimes times;
     if (auto e = backend::emitFile(kKinds.at(opts->emit), *target, code, output, &times)) {
       std::cerr << "isamap compile: " << llvm::toString(std::move(e)) << "\n";
       return 1;

@@ -49,6 +49,19 @@ std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext &context, const h
 // The standard -O3 pipeline, tuned for the target machine.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
 
+// Where compiling a set of kernels spends its time.
+struct CompileTimes {
+  double generateMs = 0, optimizeMs = 0, machineCodeMs = 0;
+};
+
+// checkSymbols, generateModule, the verifier (a failure is an internal error) and
+// optimizeModule, timing the first three and the last in `times`.
+llvm::Expected<std::unique_ptr<llvm::Module>> buildModule(llvm::LLVMContext &context,
+                                                          const hw::Target &target,
+                                                          const std::vector<KernelCode> &kernels,
+                                                          llvm::TargetMachine &machine,
+                                                          CompileTimes &times);
+
 // The C symbol of a kernel's entry point (its name with anything but [A-Za-z0-9_] as '_').
 std::string symbolName(const ir::Kernel &kernel);
 

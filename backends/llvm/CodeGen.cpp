@@ -98,6 +98,8 @@ private:
   Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
   Value *address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
                  const Holder &h);
+  // Elements from the holder's start to tensor coordinates `coord`.
+  Value *offsetIn(const Holder &h, const std::vector<Value *> &coord);
   Holder tensorHolder(int tensor);
   const Holder &holderOf(size_t operand, State &st, Holder &scratch);
   int64_t laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const;
@@ -244,12 +246,18 @@ Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point)
 
 Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
                           const Holder &h) {
-  Value *offset = c64(0);
-  for (size_t d = 0; d < a.indices.size(); ++d)
-    offset = add(offset, mul(sub(affine(a.indices[d], point), h.lo[d]),
-                                               c64(h.strides[d])));
+  std::vector<Value *> coord;
+  for (const auto &d : a.indices)
+    coord.push_back(affine(d, point));
   llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
-  return b_.CreateInBoundsGEP(et, h.ptr, offset);
+  return b_.CreateInBoundsGEP(et, h.ptr, offsetIn(h, coord));
+}
+
+Value *Generator::offsetIn(const Holder &h, const std::vector<Value *> &coord) {
+  Value *offset = c64(0);
+  for (size_t d = 0; d < coord.size(); ++d)
+    offset = add(offset, mul(sub(coord[d], h.lo[d]), c64(h.strides[d])));
+  return offset;
 }
 
 int64_t Generator::laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const {
@@ -631,12 +639,7 @@ void Generator::emitStage(const Node &n, State &st) {
   bool registers = c_->levels[size_t(buf.level)].registers;
   llvm::Type *et = v_.storageType(tensor.type);
   auto pointers = [&](const std::vector<Value *> &coord) {
-    Value *src = c64(0), *dst = c64(0);
-    for (size_t e = 0; e < nd; ++e) {
-      src = add(src,
-                         mul(sub(coord[e], outer.lo[e]), c64(outer.strides[e])));
-      dst = add(dst, mul(sub(coord[e], h.lo[e]), c64(h.strides[e])));
-    }
+    Value *src = offsetIn(outer, coord), *dst = offsetIn(h, coord);
     return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src),
                      b_.CreateInBoundsGEP(et, h.ptr, dst));
   };
@@ -673,7 +676,7 @@ void Generator::emitStage(const Node &n, State &st) {
       Value *linear = c64(0);
       for (size_t j = 0; j < group.size(); ++j)
         linear = add(mul(linear, c64(s_->indices[size_t(group[j])].extent)),
-                              sub(coord[g.dims[j].first], c64(g.dims[j].second)));
+                     sub(coord[g.dims[j].first], c64(g.dims[j].second)));
       Value *lo = st.begin[g.v], *hi = add(st.begin[g.v], c64(st.size[g.v]));
       ok = b_.CreateAnd(ok,
                         b_.CreateAnd(b_.CreateICmpSGE(linear, lo), b_.CreateICmpSLT(linear, hi)));

@@ -1,7 +1,6 @@
 #include "backends/llvm/Emit.h"
 
 #include <llvm/IR/LegacyPassManager.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Process.h>
@@ -86,16 +85,17 @@ std::string headerGuard(const std::string &path) {
 
 llvm::Error emitFile(EmitKind kind, const hw::Target &target,
                      const std::vector<KernelCode> &kernels, const std::string &path,
-                     EmitTimes *times) {
-  if (auto e = checkSymbols(kernels))
-    return e;
-  if (kind == EmitKind::Header)
+                     CompileTimes *times) {
+  if (kind == EmitKind::Header) {
+    if (auto e = checkSymbols(kernels))
+      return e;
     return writeAtomically(path, [&](llvm::raw_fd_ostream &os) {
       os << cHeader(kernels, headerGuard(path));
       return llvm::Error::success();
     });
-  EmitTimes local;
-  EmitTimes &t = times ? *times : local;
+  }
+  CompileTimes local;
+  CompileTimes &t = times ? *times : local;
   auto machine = targetMachine(target, /*positionIndependent=*/true);
   if (!machine)
     return machine.takeError();
@@ -104,18 +104,12 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
     return fail("a shared library for " + target.triple +
                 " needs that platform's linker; emit an object (--emit=obj) and link it there");
 
-  auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module = generateModule(context, target, kernels);
-  std::string problems;
-  llvm::raw_string_ostream ps(problems);
-  if (llvm::verifyModule(*module, &ps))
-    return fail("internal error: invalid LLVM IR: " + ps.str());
-  t.generateMs = msSince(start);
-  start = std::chrono::steady_clock::now();
-  optimizeModule(*module, **machine);
-  t.optimizeMs = msSince(start);
-  start = std::chrono::steady_clock::now();
+  auto built = buildModule(context, target, kernels, **machine, t);
+  if (!built)
+    return built.takeError();
+  std::unique_ptr<llvm::Module> module = std::move(*built);
+  auto start = std::chrono::steady_clock::now();
 
   llvm::Error e = llvm::Error::success();
   switch (kind) {

@@ -9,12 +9,8 @@ namespace isam::backend {
 
 enum class EmitKind { Object, Assembly, LLVM, Shared, Header };
 
-struct EmitTimes {
-  double generateMs = 0, optimizeMs = 0, machineCodeMs = 0;
-};
-
 llvm::Error emitFile(EmitKind kind, const hw::Target &target,
                      const std::vector<KernelCode> &kernels, const std::string &path,
-                     EmitTimes *times = nullptr);
+                     CompileTimes *times = nullptr);
 
 } // namespace isam::backend

@@ -2,7 +2,6 @@
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
@@ -85,32 +84,21 @@ llvm::Expected<EntryFn> Jit::add(const ir::Kernel &kernel, const schedule::Kerne
                                  CompileTimes *times) {
   CompileTimes local;
   CompileTimes &t = times ? *times : local;
-  if (auto e = checkSymbols({{&kernel, &schedule}}))
-    return e;
-  auto start = std::chrono::steady_clock::now();
   auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = generateModule(*context, target_, {{&kernel, &schedule}});
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*module, &os))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "internal error: invalid LLVM IR for %s: %s",
-                                   kernel.name.c_str(), os.str().c_str());
-  t.generateMs = msSince(start);
-  start = std::chrono::steady_clock::now();
-  optimizeModule(*module, *machine_);
-  t.optimizeMs = msSince(start);
+  auto module = buildModule(*context, target_, {{&kernel, &schedule}}, *machine_, t);
+  if (!module)
+    return module.takeError();
 
   // One library per instance, so that two instances (or two schedules of one) never clash.
-  start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   auto lib = jit_->createJITDylib("kernel" + std::to_string(added_++));
   if (!lib)
     return lib.takeError();
   lib->addGenerator(llvm::cantFail(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       jit_->getDataLayout().getGlobalPrefix())));
-  module->setDataLayout(jit_->getDataLayout());
+  (*module)->setDataLayout(jit_->getDataLayout());
   if (auto e = jit_->addIRModule(
-          *lib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+          *lib, llvm::orc::ThreadSafeModule(std::move(*module), std::move(context))))
     return e;
   auto symbol = jit_->lookup(*lib, symbolName(kernel) + "__args");
   if (!symbol)

@@ -10,10 +10,6 @@ namespace isam::backend {
 // Array-of-arguments entry point: args[i] is the i-th input or output, declaration order.
 using EntryFn = void (*)(void *const *args);
 
-struct CompileTimes {
-  double generateMs = 0, optimizeMs = 0, machineCodeMs = 0;
-};
-
 class Jit {
 public:
   // Fails when the host cannot run the target's code (another architecture, or missing CPU

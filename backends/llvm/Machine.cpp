@@ -3,10 +3,13 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
+#include <chrono>
 #include <mutex>
 
 namespace isam::backend {
@@ -63,6 +66,32 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> buildModule(llvm::LLVMContext &context,
+                                                          const hw::Target &target,
+                                                          const std::vector<KernelCode> &kernels,
+                                                          llvm::TargetMachine &machine,
+                                                          CompileTimes &times) {
+  if (auto e = checkSymbols(kernels))
+    return e;
+  auto start = std::chrono::steady_clock::now();
+  auto since = [&] {
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    start = std::chrono::steady_clock::now();
+    return ms;
+  };
+  std::unique_ptr<llvm::Module> module = generateModule(context, target, kernels);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*module, &os))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: invalid LLVM IR: %s", os.str().c_str());
+  times.generateMs = since();
+  optimizeModule(*module, machine);
+  times.optimizeMs = since();
+  return module;
 }
 
 } // namespace isam::backend
