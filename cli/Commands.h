@@ -11,6 +11,8 @@ using Action = std::function<int()>;
 Action registerCheck(CLI::App &app);
 Action registerCompile(CLI::App &app);
 Action registerDumpIr(CLI::App &app);
+Action registerFmt(CLI::App &app);
+Action registerLsp(CLI::App &app);
 Action registerMap(CLI::App &app);
 Action registerRun(CLI::App &app);
 Action registerSchedule(CLI::App &app);

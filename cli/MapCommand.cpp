@@ -4,76 +4,13 @@
 #include "Commands.h"
 #include "Common.h"
 #include "mapping/Mapping.h"
+#include "report/Json.h"
 
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 namespace isam::cli {
-
-namespace {
-
-nlohmann::json toJson(const mapping::StatementMappings &m, const ir::Kernel &k, Session &session) {
-  const ir::Statement &s = k.statements[m.index];
-  auto indexNames = [&](const std::vector<int> &idx) {
-    nlohmann::json a = nlohmann::json::array();
-    for (int i : idx)
-      a.push_back(s.indices[i].name);
-    return a;
-  };
-  nlohmann::json mappings = nlohmann::json::array();
-  for (const auto &c : m.candidates) {
-    nlohmann::json bindings = nlohmann::json::object(), remainder = nlohmann::json::object(),
-                   operands = nlohmann::json::object(), moves = nlohmann::json::array();
-    for (const auto &b : c.bindings) {
-      bindings[b.instrIndex] = indexNames(b.stmtIndices);
-      remainder[b.instrIndex] = mapping::remainderName(b.remainder);
-    }
-    for (const auto &o : c.operands) {
-      operands[o.operand] = {{"binding", o.binding},
-                             {"role", ir::tensorRoleName(o.role)},
-                             {"memory", o.memory},
-                             {"strides", o.strides},
-                             {"contiguous", o.contiguous},
-                             {"pack", o.needsPack},
-                             {"computedSeparately", o.computedSeparately},
-                             {"moves", o.moves}};
-      for (const auto &mv : o.moves)
-        moves.push_back(o.operand + ": " + mv);
-    }
-    mappings.push_back({{"instruction", c.instruction},
-                        {"isMove", c.isMove},
-                        {"bindings", bindings},
-                        {"operands", operands},
-                        {"remainder", remainder},
-                        {"moves", moves},
-                        {"loops", indexNames(c.loops)},
-                        {"partial", c.partial},
-                        {"degenerate", c.degenerate},
-                        {"zeroInit", c.zeroInit},
-                        {"note", c.partialNote},
-                        {"estimate",
-                         {{"instructions", c.instructionCount},
-                          {"cycles", c.cycles},
-                          {"utilization", c.utilization}}}});
-  }
-  nlohmann::json rejected = nlohmann::json::array();
-  for (const auto &r : m.rejected)
-    rejected.push_back({{"instruction", r.instruction}, {"reason", r.reason}});
-  nlohmann::json range = nullptr;
-  if (m.range.valid()) {
-    auto b = session.sources().lineColumn(m.range.file, m.range.begin);
-    auto e = session.sources().lineColumn(m.range.file, m.range.end);
-    range = {{"file", session.sources().path(m.range.file)},
-             {"start", {{"line", b.line}, {"character", b.column}}},
-             {"end", {{"line", e.line}, {"character", e.column}}}};
-  }
-  return {{"kernel", m.kernel},     {"index", m.index},       {"text", m.text},
-          {"range", range},         {"target", m.target},     {"mappings", mappings},
-          {"rejected", rejected},   {"budgetExhausted", m.budgetExhausted}};
-}
-
-} // namespace
 
 Action registerMap(CLI::App &app) {
   struct Options {
@@ -128,7 +65,7 @@ Action registerMap(CLI::App &app) {
       for (const auto &u : units) {
         perUnit.push_back(session.mappings(k, u, mo));
         for (const auto &m : perUnit.back()) {
-          statements.push_back(toJson(m, k, session));
+          statements.push_back(report::mappingsJson(m, k, session.sources()));
           text += mapping::printMappings(m, k) + "\n";
         }
       }

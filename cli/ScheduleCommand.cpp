@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "Common.h"
 #include "interp/Interpreter.h"
+#include "report/Json.h"
 #include "schedule/Execute.h"
 
 #include <iostream>
@@ -11,70 +12,6 @@
 #include <nlohmann/json.hpp>
 
 namespace isam::cli {
-
-namespace {
-
-nlohmann::json toJson(const schedule::KernelSchedule &ks, const ir::Kernel &k) {
-  nlohmann::json statements = nlohmann::json::array();
-  double total = 0, ideal = 0;
-  const schedule::StatementSchedule *slowest = nullptr;
-  for (const auto &ss : ks.statements) {
-    const auto &c = ss.config;
-    nlohmann::json tiles = nlohmann::json::object(), order = nlohmann::json::object(),
-                   levels = nlohmann::json::array(), buffers = nlohmann::json::array();
-    for (size_t l = 0; l < c.levels.size(); ++l) {
-      nlohmann::json t = nlohmann::json::object(), o = nlohmann::json::array();
-      for (size_t v = 0; v < c.vindices.size(); ++v)
-        t[c.vindices[v].name] = c.tiles[l][v];
-      for (int v : c.order[l])
-        o.push_back(c.vindices[v].name);
-      tiles[c.levels[l].name] = t;
-      order[c.levels[l].name] = o;
-    }
-    for (const auto &lc : ss.cost.levels)
-      levels.push_back({{"memory", lc.memory},
-                        {"bytes", lc.bytes},
-                        {"cycles", lc.cycles},
-                        {"footprintBytes", lc.footprintBytes},
-                        {"capacityBytes", lc.capacityBytes}});
-    for (const auto &b : ss.buffers)
-      buffers.push_back({{"name", b.name},
-                         {"memory", b.memory},
-                         {"shape", b.shape},
-                         {"doubleBuffered", b.doubleBuffered}});
-    statements.push_back({{"statement", c.statement},
-                          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
-                          {"mapping", c.mapping < 0 ? "" : c.instruction},
-                          {"tiles", tiles},
-                          {"order", order},
-                          {"parallel", c.parallel < 0 ? "" : c.vindices[c.parallel].name},
-                          {"cycles", ss.cost.cycles},
-                          {"utilization", ss.cost.utilization},
-                          {"bound", ss.cost.bound},
-                          {"accumulators", ss.cost.accumulators},
-                          {"registers", ss.cost.registersUsed},
-                          {"levels", levels},
-                          {"buffers", buffers}});
-    total += ss.cost.cycles;
-    ideal += ss.cost.cycles * ss.cost.utilization;
-    if (!slowest || ss.cost.cycles > slowest->cost.cycles)
-      slowest = &ss;
-  }
-  nlohmann::json out = {{"instance", k.name},
-                        {"target", ks.target},
-                        {"cycles", total},
-                        {"utilization", total > 0 ? ideal / total : 0},
-                        {"statements", statements}};
-  // The instance's headline fields are those of its most expensive statement.
-  if (slowest) {
-    const auto &s = statements[&*slowest - &ks.statements[0]];
-    for (const char *f : {"mapping", "tiles", "order", "bound", "levels", "parallel"})
-      out[f] = s[f];
-  }
-  return out;
-}
-
-} // namespace
 
 Action registerSchedule(CLI::App &app) {
   struct Options {
@@ -112,7 +49,7 @@ Action registerSchedule(CLI::App &app) {
       auto ks = session.schedule(k, *target, so);
       if (session.diagnostics().hasErrors())
         break;
-      nlohmann::json j = toJson(ks, k);
+      nlohmann::json j = report::scheduleJson(ks, k);
       if (opts->common.format == Format::Text)
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";
       if (opts->check) {

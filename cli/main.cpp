@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
   add(isam::cli::registerCheck);
   add(isam::cli::registerCompile);
   add(isam::cli::registerDumpIr);
+  add(isam::cli::registerFmt);
+  add(isam::cli::registerLsp);
   add(isam::cli::registerMap);
   add(isam::cli::registerSchedule);
   add(isam::cli::registerRun);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 namespace isam::lsp {
 
@@ -26,6 +27,11 @@ std::string trim(const std::string &s) {
 } // namespace
 
 std::optional<char> MessageReader::get() {
+  if (!resume_.empty()) {
+    char c = resume_.front();
+    resume_.erase(0, 1);
+    return c;
+  }
   if (at_ == buffer_.size()) {
     if (ended_)
       return std::nullopt;
@@ -53,9 +59,12 @@ ReadResult MessageReader::next() {
   std::optional<size_t> length;
   std::string problem;
   bool any = false;
+  static constexpr std::string_view kLengthName = "content-length:";
   for (size_t lines = 0;; ++lines) {
     // One header line, up to \r\n.
     std::string line;
+    size_t lineBytes = 0, matched = 0; // of kLengthName, case-insensitively
+    bool restarted = false;            // "Content-Length:" came after other bytes on the line
     for (;;) {
       std::optional<char> c = get();
       if (!c) {
@@ -70,10 +79,31 @@ ReadResult MessageReader::next() {
           line.pop_back();
         break;
       }
+      ++lineBytes;
       if (line.size() < kMaxHeaderLine)
         line.push_back(*c);
       else if (problem.empty())
         problem = "a header line is longer than " + std::to_string(kMaxHeaderLine) + " bytes";
+      // 'c' occurs in kLengthName only first, so a mismatch restarts the match at 0 or 1.
+      char lc = char(std::tolower(static_cast<unsigned char>(*c)));
+      matched = lc == kLengthName[matched] ? matched + 1 : lc == kLengthName[0] ? 1 : 0;
+      if (matched == kLengthName.size()) {
+        // The last such header on the line is the one just before the next body.
+        if (lineBytes > matched) {
+          restarted = true;
+          line = std::string(kLengthName);
+        }
+        matched = 0;
+      }
+    }
+    if (restarted) {
+      // Everything read so far was not a header; the line from "Content-Length:" on is the
+      // next message's. Report the garbage, and read that line again on the next call.
+      resume_ = line + "\n";
+      r.kind = ReadResult::Kind::BadHeader;
+      r.problem = "bytes that are not a header before a Content-Length (was the previous "
+                  "message's Content-Length too large?)";
+      return r;
     }
     if (line.empty())
       break; // the end of the header part

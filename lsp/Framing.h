@@ -6,6 +6,12 @@
 // or body over the size cap, or a stream that ends inside a message gives an error result
 // saying which, and (except at the end of the stream) leaves the reader at the start of the next
 // message, so that the server can answer with a JSON-RPC error and keep serving.
+//
+// A Content-Length larger than its body makes the reader take the start of the next message as
+// body bytes; what is left of that message then runs, without a line break, into the header of
+// the one after it (bodies of JSON hold no raw line breaks). So "Content-Length:" in the middle
+// of a header line starts a new header part: the bytes before it are reported as a bad header,
+// and the reader is back in step from that message on.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +53,7 @@ private:
   std::string buffer_;
   size_t at_ = 0;
   bool ended_ = false;
+  std::string resume_; // a header line found after garbage: read before the source's bytes
 };
 
 // One message, framed: the header part and `body`.

@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
+# The LSP client the language server's tests drive, from the lockfile.
+(cd tests/lsp && npm ci --no-audit --no-fund --loglevel=error)
 ctest --test-dir build --output-on-failure -j2 --timeout 600

@@ -172,4 +172,30 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
   return e;
 }
 
+llvm::Expected<std::string> emitText(EmitKind kind, const hw::Target &target,
+                                     const std::vector<KernelCode> &kernels, CompileTimes *times) {
+  if (kind != EmitKind::LLVM && kind != EmitKind::Assembly)
+    return fail("only LLVM IR and assembly are text");
+  CompileTimes local;
+  CompileTimes &t = times ? *times : local;
+  auto machine = targetMachine(target, /*positionIndependent=*/true);
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  auto built = buildModule(context, target, kernels, **machine, t);
+  if (!built)
+    return built.takeError();
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  if (kind == EmitKind::LLVM) {
+    (*built)->print(os, nullptr);
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    if (auto e = machineCode(**built, **machine, os, llvm::CGFT_AssemblyFile))
+      return e;
+    t.machineCodeMs = msSince(start);
+  }
+  return std::string(text.str());
+}
+
 } // namespace isam::backend

@@ -13,4 +13,10 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
                      const std::vector<KernelCode> &kernels, const std::string &path,
                      CompileTimes *times = nullptr);
 
+// The text of LLVM IR or assembly for the kernels, in memory (for a live compiler explorer);
+// `kind` must be LLVM or Assembly.
+llvm::Expected<std::string> emitText(EmitKind kind, const hw::Target &target,
+                                     const std::vector<KernelCode> &kernels,
+                                     CompileTimes *times = nullptr);
+
 } // namespace isam::backend

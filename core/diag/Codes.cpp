@@ -46,6 +46,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0602", "import cycle"},
       {"E0603", "file cannot be read"},
       {"W0301", "mapping search budget exhausted"},
+      {"I0301", "statement runs on no instruction (scalar code)"},
       {"E0701", "pinned instruction cannot run the statement"},
       {"E0702", "schedule pin does not fit the mapping"},
       {"E0703", "no schedule satisfies the pins"},

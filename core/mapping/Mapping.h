@@ -13,6 +13,7 @@
 #pragma once
 
 #include "hw/Hardware.h"
+#include "diag/Diagnostic.h"
 #include "ir/Compute.h"
 
 #include <string>
@@ -114,6 +115,11 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
                     const std::vector<std::vector<StatementMappings>> &mappingsPerUnit);
 
 std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel);
+
+// When no instruction runs the statement fully (only partial mappings, or none), an information
+// diagnostic (I0301) at the statement saying so, with the instructions' reasons as notes: the
+// statement will run as scalar code. Nothing otherwise.
+void reportUnmapped(const StatementMappings &m, DiagnosticSink &diags);
 std::string printPartition(const Partition &p, const ir::Kernel &kernel);
 
 } // namespace isam::mapping

@@ -200,4 +200,18 @@ std::string printPartition(const Partition &p, const ir::Kernel &kernel) {
   return out.str();
 }
 
+void reportUnmapped(const StatementMappings &m, DiagnosticSink &diags) {
+  for (const Candidate &c : m.candidates)
+    if (!c.partial)
+      return;
+  std::string message = "no instruction of " + m.target + " runs this statement";
+  message += m.candidates.empty() ? "" : " fully (only partial mappings)";
+  message += "; it will run as scalar code";
+  Diagnostic &d = diags.report(Severity::Info, "I0301", m.range, message);
+  for (const Candidate &c : m.candidates)
+    d.note(m.range, c.instruction + " runs part of it: " + c.partialNote);
+  for (const Rejection &r : m.rejected)
+    d.note(m.range, r.instruction + ": " + r.reason);
+}
+
 } // namespace isam::mapping

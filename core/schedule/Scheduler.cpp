@@ -159,4 +159,38 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
   return out;
 }
 
+std::string pinText(const Config &config) {
+  auto nameable = [&](int v) { return config.vindices[v].name.find('*') == std::string::npos; };
+  std::string out = "schedule {";
+  auto item = [&](const std::string &text) {
+    out += "\n  ";
+    out += text;
+  };
+  if (config.mapping >= 0)
+    item("map " + config.instruction + ";");
+  for (size_t l = 1; l < config.levels.size(); ++l) {
+    std::string tiles;
+    for (size_t v = 0; v < config.vindices.size(); ++v)
+      if (nameable(int(v)))
+        tiles += (tiles.empty() ? "" : ", ") + config.vindices[v].name + " " +
+                 std::to_string(config.tiles[l][v]);
+    if (!tiles.empty())
+      item("tile " + config.levels[l].name + ": " + tiles + ";");
+  }
+  for (size_t l = 0; l < config.levels.size(); ++l) {
+    std::string order;
+    bool all = true;
+    for (int v : config.order[l]) {
+      all = all && nameable(v);
+      order += (order.empty() ? "" : ", ") + config.vindices[v].name;
+    }
+    if (all && !order.empty())
+      item("order " + config.levels[l].name + ": " + order + ";");
+  }
+  if (config.parallel >= 0 && nameable(config.parallel))
+    item("parallel: " + config.vindices[config.parallel].name + ";");
+  out += "\n}";
+  return out;
+}
+
 } // namespace isam::schedule

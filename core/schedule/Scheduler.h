@@ -26,4 +26,10 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
                               const StatementPins &pins, const ScheduleOptions &options,
                               DiagnosticSink &diags);
 
+// The `schedule { ... }` block that pins `config`'s decisions, as a user would write it after
+// the statement: `map`, the tiles of each level inside the outermost, the loop order of each
+// level and the parallel loop. Decisions about fused indices (named `a*b`), which the language
+// cannot name, are left to the search.
+std::string pinText(const Config &config);
+
 } // namespace isam::schedule

@@ -1,4 +1,5 @@
 #include "syntax/Parser.h"
+#include "syntax/Tokens.h"
 
 #include "IsamLexer.h"
 #include "IsamParser.h"
@@ -81,6 +82,19 @@ std::string asciiShadow(const std::string &text, FileId file, DiagnosticSink &di
     i += len;
   }
   return out;
+}
+
+// Whether the byte at `at` belongs to the UTF-8 character that starts at `lead` (the sequences
+// asciiShadow accepts as valid).
+bool continuesCharacter(std::string_view text, size_t lead, size_t at) {
+  unsigned char c = text[lead];
+  size_t len = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (at <= lead || at >= lead + len || lead + len > text.size())
+    return false;
+  for (size_t k = lead + 1; k < lead + len; ++k)
+    if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80)
+      return false;
+  return true;
 }
 
 std::string tokenDisplay(antlr4::Token *t) {
@@ -1209,6 +1223,61 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
       i.incomplete = hasErrorIn(i.range);
   result.comments = scanner.takeComments();
   return result;
+}
+
+// The parser's scanner over the same ASCII shadow, its tokens translated to the plain kinds.
+std::vector<syntax::Token> syntax::lex(std::string_view text) {
+  std::string original(text);
+  DiagnosticSink ignored; // invalid UTF-8 is the parser's to report
+  std::string shadow = asciiShadow(original, kNoFile, ignored);
+  gen::ParseArena arena;
+  ShadowStream input(shadow);
+  Scanner scanner(kNoFile, shadow, input, arena);
+  std::vector<Token> out;
+  for (;;) {
+    std::unique_ptr<antlr4::Token> t = scanner.nextToken();
+    size_t type = t->getType();
+    if (type == antlr4::Token::EOF)
+      break;
+    auto begin = uint32_t(t->getStartIndex()), end = uint32_t(t->getStopIndex() + 1);
+    TokenKind kind;
+    switch (type) {
+    case IsamLexer::ID:
+      kind = TokenKind::Identifier;
+      break;
+    case IsamLexer::NUMBER:
+      kind = TokenKind::Number;
+      break;
+    case IsamLexer::STRING:
+      kind = TokenKind::String;
+      break;
+    case IsamLexer::LINE_COMMENT:
+      kind = TokenKind::LineComment;
+      break;
+    case IsamLexer::BLOCK_COMMENT:
+      kind = TokenKind::BlockComment;
+      break;
+    case IsamLexer::UNEXPECTED:
+      kind = TokenKind::Unexpected;
+      break;
+    default: {
+      // Every other type is a fixed-text token; the words among them are keywords.
+      bool word = std::all_of(text.begin() + begin, text.begin() + end,
+                              [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+      kind = word ? TokenKind::Keyword : TokenKind::Punctuation;
+      break;
+    }
+    }
+    // The shadow turns each byte of a non-ASCII character into its own UNEXPECTED token; a
+    // character is one token here. (A byte that is not part of valid UTF-8 stays alone.)
+    if (kind == TokenKind::Unexpected && !out.empty() && out.back().kind == kind &&
+        out.back().end == begin && continuesCharacter(text, out.back().begin, begin)) {
+      out.back().end = end;
+      continue;
+    }
+    out.push_back({kind, begin, end});
+  }
+  return out;
 }
 
 } // namespace isam

@@ -346,15 +346,16 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
-      // ---- schedules -----------------------------------------------------------------------------
-      {"E0701_PinnedInstructionCannotRunIt", "E0701",
-       scheduling(pinnedGemm("map add4;"), "vec"), "schedule { map add4; }",
+      // ---- schedules
+      // -----------------------------------------------------------------------------
+      {"E0701_PinnedInstructionCannotRunIt", "E0701", scheduling(pinnedGemm("map add4;"), "vec"),
+       "schedule { map add4; }",
        "the pinned instruction 'add4' cannot run statement s0: 'add4' does not accumulate"},
-      {"E0702_ParallelOverAReduction", "E0702",
-       scheduling(pinnedGemm("parallel: k;"), "vec"), "schedule { parallel: k; }",
+      {"E0702_ParallelOverAReduction", "E0702", scheduling(pinnedGemm("parallel: k;"), "vec"),
+       "schedule { parallel: k; }",
        "cannot use this schedule pin: 'k' is not a non-reduction loop to parallelise"},
-      {"E0703_RegisterTileCannotFit", "E0703",
-       scheduling(pinnedGemm("tile R: n 64, m 64;"), "vec"), "schedule { tile R: n 64, m 64; }",
+      {"E0703_RegisterTileCannotFit", "E0703", scheduling(pinnedGemm("tile R: n 64, m 64;"), "vec"),
+       "schedule { tile R: n 64, m 64; }",
        "no schedule satisfies the pinned decisions for s0: the register tile needs"},
       {"E0704_UnknownScheduleItem", "E0704", scheduling(pinnedGemm("mpa fma4;"), "vec"),
        "mpa fma4;", "unknown schedule item; write `map INSTR;`"},
@@ -371,10 +372,11 @@ std::vector<Case> cases() {
          auto s = test::analyse(
              "target t { memory M { size 1 GiB; } registers R : M { count 8; width 4 B; }\n"
              "  move ld(d: out f32[1] in R, s: f32[1] in M) { d[i] = s[i]; }\n"
-             "  instr fma(acc: inout f32[1] in R, a: f32[1] in R, b: f32[1] in R) { acc[i] += a[i] * b[i]; } }\n"
+             "  instr fma(acc: inout f32[1] in R, a: f32[1] in R, b: f32[1] in R) { acc[i] += a[i] "
+             "* b[i]; } }\n"
              "kernel big(X: f32[2,2,2,2,2,2,2,2,2,2,2,2], Y: f32[2,2,2,2,2,2,2,2,2,2,2,2]) -> "
-             "(Z: f32[2,2,2,2,2,2,2,2,2,2,2,2]) { Z[" + idx + "] += X[" + idx + "] * Y[" + idx +
-             "]; }\ninstance big1 = big;\n");
+             "(Z: f32[2,2,2,2,2,2,2,2,2,2,2,2]) { Z[" +
+             idx + "] += X[" + idx + "] * Y[" + idx + "]; }\ninstance big1 = big;\n");
          auto kernels = s->instances({});
          auto target = s->target("t");
          mapping::MapOptions options;
@@ -383,8 +385,26 @@ std::vector<Case> cases() {
            s->mappings(kernels[0], *target, options);
          return s;
        },
-       "Z[a, b, c, d, e, f, g, h, i, j, k, l] += X[a, b, c, d, e, f, g, h, i, j, k, l] * Y[a, b, c, d, e, f, g, h, i, j, k, l];",
+       "Z[a, b, c, d, e, f, g, h, i, j, k, l] += X[a, b, c, d, e, f, g, h, i, j, k, l] * Y[a, b, "
+       "c, d, e, f, g, h, i, j, k, l];",
        "ran out of its"},
+      {"I0301_StatementRunsOnNoInstruction", "I0301",
+       [] {
+         // The target has only an FMA; an exponential maps onto nothing.
+         auto s = test::analyse(
+             "target t { memory M { size 1 GiB; } registers R : M { count 8; width 4 B; }\n"
+             "  move ld(d: out f32[1] in R, s: f32[1] in M) { d[i] = s[i]; }\n"
+             "  instr fma(acc: inout f32[1] in R, a: f32[1] in R, b: f32[1] in R) { acc[i] += a[i] "
+             "* b[i]; } }\n"
+             "kernel e<N>(X: f32[N]) -> (Y: f32[N]) { Y[i] = exp(X[i]); }\ninstance e1 = e<8>;\n");
+         auto kernels = s->instances({});
+         auto target = s->target("t");
+         if (!kernels.empty() && target)
+           for (const auto &m : s->mappings(kernels[0], *target))
+             mapping::reportUnmapped(m, s->diagnostics());
+         return s;
+       },
+       "Y[i] = exp(X[i]);", "no instruction of t runs this statement; it will run as scalar code"},
   };
 }
 
@@ -402,7 +422,9 @@ TEST_P(DiagnosticCode, IsReportedWithItsRangeAndMessage) {
   auto found = test::withCode(*s, c.code);
   ASSERT_FALSE(found.empty()) << c.code << " not reported; got:\n" << render(*s);
   const Diagnostic &d = found.front();
-  EXPECT_EQ(d.severity, c.code[0] == 'W' ? Severity::Warning : Severity::Error);
+  EXPECT_EQ(d.severity, c.code[0] == 'W'   ? Severity::Warning
+                        : c.code[0] == 'I' ? Severity::Info
+                                           : Severity::Error);
   EXPECT_EQ(test::rangeText(*s, d), c.covered) << render(*s);
   EXPECT_TRUE(contains(d.message, c.phrase))
       << "message: " << d.message << "\nexpected to contain: " << c.phrase;
@@ -462,7 +484,8 @@ TEST(DiagnosticCodes, CatalogueCodesAreUniqueWellFormedAndSummarised) {
     std::string code = dc.code;
     EXPECT_TRUE(seen.insert(code).second) << code << " listed twice";
     ASSERT_EQ(code.size(), 5u) << code;
-    EXPECT_TRUE(code[0] == 'E' || code[0] == 'W') << code << ": errors are Exxxx, warnings Wxxxx";
+    EXPECT_TRUE(code[0] == 'E' || code[0] == 'W' || code[0] == 'I')
+        << code << ": errors are Exxxx, warnings Wxxxx, information Ixxxx";
     for (size_t i = 1; i < code.size(); ++i)
       EXPECT_TRUE(code[i] >= '0' && code[i] <= '9') << code;
     EXPECT_FALSE(std::string(dc.summary).empty()) << code;

@@ -1028,3 +1028,28 @@ TEST(SchedulePins, ImpossibleInstructionPinStillGivesACorrectSchedule) {
 }
 
 } // namespace
+
+// `pinText` writes the block that pins a chosen schedule (the editor's "pin this schedule"):
+// scheduling again with it gives the same decisions, on a vector ISA and on the systolic array.
+TEST(SchedulePins, PinTextOfAScheduleReproducesIt) {
+  for (const char *target : {"x86_avx512", "arm_neon", "systolic16"}) {
+    SCOPED_TRACE(target);
+    Pinned free = schedulePinned(pinned("", "300, 200, 100"), target);
+    ASSERT_EQ(free.ks.statements.size(), 1u);
+    const schedule::Config &c = free.ks.statements[0].config;
+    std::string block = schedule::pinText(c);
+    EXPECT_EQ(block.rfind("schedule {", 0), 0u) << block;
+    EXPECT_NE(block.find("map " + c.instruction + ";"), std::string::npos) << block;
+    // pinned() wraps its argument in `schedule { ... }`: pass the items only.
+    std::string items = block.substr(10, block.size() - 11);
+    Pinned again = schedulePinned(pinned(items, "300, 200, 100"), target);
+    ASSERT_FALSE(again.setup.session->diagnostics().hasErrors())
+        << block << "\n"
+        << render(*again.setup.session);
+    const schedule::Config &d = again.ks.statements.at(0).config;
+    EXPECT_EQ(d.instruction, c.instruction);
+    EXPECT_EQ(d.tiles, c.tiles) << block;
+    EXPECT_EQ(d.order, c.order) << block;
+    EXPECT_EQ(d.parallel, c.parallel) << block;
+  }
+}

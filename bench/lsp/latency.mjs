@@ -1,0 +1,212 @@
+// The language server's speed, measured through a real LSP client on the real binary:
+//  - edit-to-diagnostics latency (p50, p99) on a 2,000-line file under bursts of rapid edits:
+//    from the last edit of a burst to the diagnostics of that version, less the debounce;
+//  - the time to answer isamap/diagram, per sample and view (each first request computes the
+//    mapping or schedule it draws);
+//  - the server's resident memory across 10,000 edits.
+// Usage: node bench/lsp/latency.mjs [--binary build/cli/isamap] [--bursts 200] [--edits 10000]
+//        [--target x86_avx512] [--debounce-ms 150] [--only edit|diagram|memory] [--json]
+import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+// The client library the LSP tests install (scripts/test.sh runs npm ci there).
+const require = createRequire(path.join(root, 'tests/lsp/package.json'));
+const rpc = require('vscode-languageserver-protocol/node.js');
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const binary = path.resolve(option('--binary', path.join(root, 'build/cli/isamap')));
+const bursts = Number(option('--bursts', 200));
+const memoryEdits = Number(option('--edits', 10000));
+const target = option('--target', 'x86_avx512');
+const debounceMs = Number(option('--debounce-ms', 150));
+const asJson = args.includes('--json');
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function rssKiB(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+}
+
+async function start() {
+  const proc = spawn(binary, ['lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = rpc.createProtocolConnection(
+    new rpc.StreamMessageReader(proc.stdout), new rpc.StreamMessageWriter(proc.stdin));
+  const waiters = new Map();
+  connection.onNotification('textDocument/publishDiagnostics', (p) => {
+    const w = waiters.get(`${p.uri}@${p.version}`);
+    if (w) {
+      waiters.delete(`${p.uri}@${p.version}`);
+      w(performance.now());
+    }
+  });
+  connection.listen();
+  await connection.sendRequest('initialize', {
+    processId: process.pid, rootUri: null, capabilities: {},
+    initializationOptions: { target, debounceMs },
+  });
+  await connection.sendNotification('initialized', {});
+  const published = (uri, version) => new Promise((resolve) => waiters.set(`${uri}@${version}`, resolve));
+  return { proc, connection, published };
+}
+
+// A 2,000-line file: kernels of the samples' kinds, each with an instance, and comments.
+function bigFile() {
+  const lines = [];
+  for (let i = 0; lines.length + 9 <= 2000; ++i) {
+    lines.push(`// Kernel ${i}: a GEMM with a bias and a ReLU, and a row-wise softmax-like pass.`);
+    lines.push(`kernel layer${i}<M, N, K>(A: f32[M, K], W: f32[K, N], b: f32[N]) -> (Y: f32[M, N], S: f32[M]) {`);
+    lines.push('  local T: f32[M, N];');
+    lines.push('  T[m, n] += A[m, k] * W[k, n];');
+    lines.push('  Y[m, n] = relu(T[m, n] + b[n]);');
+    lines.push('  S[m] += exp(Y[m, n]);');
+    lines.push('}');
+    lines.push(`instance layer${i}_small = layer${i}<${8 + (i % 5)}, ${16 + (i % 7)}, ${32 + (i % 3)}>;`);
+    lines.push('');
+  }
+  while (lines.length < 2000) lines.push('// padding');
+  return lines.join('\n') + '\n';
+}
+
+async function editLatency() {
+  const server = await start();
+  const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-big.isam')).href;
+  const text = bigFile();
+  let version = 1;
+  const opened = server.published(uri, version);
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version, text },
+  });
+  await opened;
+  const latencies = [];
+  // Each burst types five characters into a comment in the middle of the file, 10 ms apart
+  // (faster than the debounce, as a person types), then waits for that version's diagnostics.
+  const line = 1000;
+  let column = 0;
+  const t0 = performance.now();
+  for (let b = 0; b < bursts; ++b) {
+    let sent = 0;
+    for (let e = 0; e < 5; ++e) {
+      ++version;
+      const edit = { range: { start: { line, character: column }, end: { line, character: column } }, text: 'x' };
+      ++column;
+      if (e === 4) {
+        const done = server.published(uri, version);
+        sent = performance.now();
+        await server.connection.sendNotification('textDocument/didChange', {
+          textDocument: { uri, version }, contentChanges: [edit],
+        });
+        latencies.push((await done) - sent - debounceMs);
+      } else {
+        await server.connection.sendNotification('textDocument/didChange', {
+          textDocument: { uri, version }, contentChanges: [edit],
+        });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  }
+  const elapsed = performance.now() - t0;
+  server.proc.kill();
+  return { lines: 2000, bursts, p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+           max: Math.max(...latencies), elapsedMs: elapsed };
+}
+
+async function memory() {
+  const server = await start();
+  const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-mem.isam')).href;
+  const text = bigFile();
+  let version = 1;
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version, text },
+  });
+  const samples = [];
+  for (let e = 1; e <= memoryEdits; ++e) {
+    ++version;
+    // Insert then delete, alternately, so the text stays the same size.
+    const insert = e % 2 === 1;
+    const change = insert
+      ? { range: { start: { line: 3, character: 0 }, end: { line: 3, character: 0 } }, text: 'y' }
+      : { range: { start: { line: 3, character: 0 }, end: { line: 3, character: 1 } }, text: '' };
+    await server.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version }, contentChanges: [change],
+    });
+    if (e % 1000 === 0) {
+      // Let the server catch up (the last version's diagnostics), then read its memory.
+      const done = server.published(uri, ++version);
+      await server.connection.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '' }],
+      });
+      await done;
+      samples.push({ edits: e, rssKiB: rssKiB(server.proc.pid) });
+    }
+  }
+  server.proc.kill();
+  return samples;
+}
+
+async function diagrams() {
+  const out = [];
+  for (const name of fs.readdirSync(path.join(root, 'samples')).filter((f) => f.endsWith('.isam')).sort()) {
+    const server = await start();
+    const file = path.join(root, 'samples', name);
+    const uri = pathToFileURL(file).href;
+    const opened = server.published(uri, 1);
+    await server.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'isam', version: 1, text: fs.readFileSync(file, 'utf8') },
+    });
+    await opened;
+    // The first statement of the first kernel: the line after `kernel`.
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const kernelLine = lines.findIndex((l) => l.startsWith('kernel '));
+    let statementLine = kernelLine + 1;
+    while (/^\s*(local|\/\/)/.test(lines[statementLine])) ++statementLine;
+    const row = { sample: name };
+    for (const view of ['kernel', 'hardware', 'mapping', 'schedule']) {
+      const t = performance.now();
+      const r = await server.connection.sendRequest('isamap/diagram', {
+        textDocument: { uri }, position: { line: statementLine, character: 4 }, view,
+      });
+      row[view] = performance.now() - t;
+      if (!r.svg) row[view + 'Message'] = r.message;
+    }
+    out.push(row);
+    server.proc.kill();
+  }
+  return out;
+}
+
+const only = option('--only', '');
+const result = { target, debounceMs,
+  edit: !only || only === 'edit' ? await editLatency() : null,
+  diagrams: !only || only === 'diagram' ? await diagrams() : [],
+  memory: !only || only === 'memory' ? await memory() : [] };
+if (asJson) {
+  console.log(JSON.stringify(result, null, 2));
+} else {
+  const f = (x) => x.toFixed(1);
+  console.log(`edit-to-diagnostics after the ${debounceMs} ms debounce, 2,000-line file, ${bursts} bursts of 5 edits:`);
+  if (result.edit)
+    console.log(`  p50 ${f(result.edit.p50)} ms   p99 ${f(result.edit.p99)} ms   max ${f(result.edit.max)} ms`);
+  console.log('isamap/diagram (ms; first request per view, including the mapping or schedule drawn):');
+  console.log('  sample               kernel  hardware  mapping  schedule');
+  for (const r of result.diagrams)
+    console.log(`  ${r.sample.padEnd(20)} ${f(r.kernel).padStart(6)} ${f(r.hardware).padStart(9)} ${f(r.mapping).padStart(8)} ${f(r.schedule).padStart(9)}` +
+      ['kernel', 'hardware', 'mapping', 'schedule'].filter((v) => r[v + 'Message']).map((v) => `  (${v}: ${r[v + 'Message']})`).join(''));
+  console.log(`resident memory across ${memoryEdits} edits (KiB):`);
+  console.log('  ' + result.memory.map((s) => `${s.edits}: ${s.rssKiB}`).join('  '));
+}
+process.exit(0);

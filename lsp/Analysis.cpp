@@ -1,0 +1,205 @@
+#include "lsp/Analysis.h"
+
+namespace isam::lsp {
+
+Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings)
+    : doc_(std::move(doc)), settings_(std::move(settings)) {
+  SessionOptions options;
+  options.searchPath = settings_.includeDirs;
+  options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
+                            settings_.workspaceFolders.end());
+  options.overlays = overlays;
+  session_ = std::make_unique<Session>(std::move(options));
+  session_->loadText(doc_.path, doc_.text);
+  main_ = session_->mainFile()->id;
+  session_->checkAll();
+  check_ = session_->diagnostics().all();
+  // The configured target's description is loaded too, so that the names a `schedule` block
+  // takes from it (memories, instructions) resolve, and editing it re-analyses this document.
+  target();
+  for (FileId f = 0; f < session_->sources().fileCount(); ++f)
+    loaded_.insert(canonicalPath(session_->sources().path(f)));
+  for (const auto &path : loaded_)
+    if (auto it = overlays.find(path); it != overlays.end())
+      overlaysRead_.insert(*it);
+  index_ = index::SymbolIndex::build(session_->files());
+}
+
+bool Analysis::madeFrom(const Document &doc, const Settings &settings,
+                        const std::map<std::string, std::string> &overlays) const {
+  if (doc.version != doc_.version || doc.text != doc_.text || settings != settings_)
+    return false;
+  for (const auto &path : loaded_) {
+    auto now = overlays.find(path), then = overlaysRead_.find(path);
+    if ((now == overlays.end()) != (then == overlaysRead_.end()) ||
+        (now != overlays.end() && now->second != then->second))
+      return false;
+  }
+  return true;
+}
+
+const LineMap &Analysis::lines(FileId file) {
+  auto it = lines_.find(file);
+  if (it == lines_.end())
+    it = lines_.emplace(file, LineMap(session_->sources().text(file))).first;
+  return it->second;
+}
+
+const hw::Target *Analysis::target(const std::string &name, std::string *problem) {
+  std::string n = name.empty() ? settings_.target : name;
+  auto it = targets_.find(n);
+  if (it == targets_.end()) {
+    // Problems with the target are the configuration's or the request's, not the document's:
+    // they are kept apart from its diagnostics.
+    size_t before = session_->diagnostics().all().size();
+    std::optional<hw::Target> t = session_->target(n);
+    std::string why;
+    const auto &all = session_->diagnostics().all();
+    for (size_t i = before; i < all.size(); ++i)
+      if (all[i].severity == Severity::Error)
+        why += (why.empty() ? "" : "; ") + all[i].message;
+    if (!t && why.empty())
+      why = "target '" + n + "' has errors";
+    it = targets_.emplace(n, std::pair{std::move(t), why}).first;
+  }
+  if (!it->second.first && problem)
+    *problem = it->second.second;
+  return it->second.first ? &*it->second.first : nullptr;
+}
+
+const ast::KernelDecl *Analysis::kernelDecl(const std::string &name) {
+  const auto &kernels = session_->symbols().kernels;
+  auto it = kernels.find(name);
+  return it == kernels.end() ? nullptr : it->second;
+}
+
+const ir::Kernel *Analysis::instance(const Subject &s, std::string *problem) {
+  std::string k = key({s.kernel, s.instance, ""});
+  auto it = instances_.find(k);
+  if (it == instances_.end()) {
+    const ast::InstanceDecl *decl = nullptr;
+    // The named instance, or the kernel's first: the document's own, then its imports'.
+    for (const ast::File *f : session_->files())
+      for (const auto &inst : f->instances)
+        if (!decl &&
+            (s.instance.empty() ? inst.kernel.name == s.kernel : inst.name.name == s.instance))
+          decl = &inst;
+    std::optional<ir::Kernel> ir;
+    std::string why;
+    if (!decl) {
+      why = s.instance.empty()
+                ? "declare an instance of '" + s.kernel + "' (instance NAME = " + s.kernel +
+                      "<sizes>;) to see how it maps and runs"
+                : "no instance named '" + s.instance + "'";
+    } else {
+      // Problems of the instance were reported by the full check already.
+      DiagnosticSink scratch;
+      if (const auto *kd = kernelDecl(decl->kernel.name); kd && sema::checkKernel(*kd, scratch))
+        ir = sema::instantiate(*decl, session_->symbols(), scratch);
+      if (!ir)
+        why = "instance '" + decl->name.name + "' has errors";
+    }
+    it = instances_.emplace(k, std::pair{std::move(ir), why}).first;
+  }
+  if (!it->second.first && problem)
+    *problem = it->second.second;
+  return it->second.first ? &*it->second.first : nullptr;
+}
+
+const std::vector<mapping::StatementMappings> *
+Analysis::mappings(const Subject &s, const StopFn &stop, std::string *problem) {
+  if (auto it = mappings_.find(key(s)); it != mappings_.end())
+    return &it->second;
+  const ir::Kernel *k = instance(s, problem);
+  const hw::Target *t = k ? target(s.target, problem) : nullptr;
+  if (!k || !t || (stop && stop()))
+    return nullptr;
+  mapping::MapOptions options;
+  options.budgetMs = settings_.mappingBudgetMs;
+  return &(mappings_[key(s)] = mapping::mapKernel(*k, *t, options));
+}
+
+const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopFn &stop,
+                                                   std::string *problem) {
+  auto it = schedules_.find(key(s));
+  if (it == schedules_.end()) {
+    const ir::Kernel *k = instance(s, problem);
+    const hw::Target *t = k ? target(s.target, problem) : nullptr;
+    if (!k || !t || (stop && stop()))
+      return nullptr;
+    schedule::ScheduleOptions options;
+    options.budget.candidates = settings_.scheduleCandidates;
+    options.budget.milliseconds = 2000;
+    mapping::MapOptions mapOptions;
+    mapOptions.budgetMs = settings_.mappingBudgetMs;
+    DiagnosticSink &diags = session_->diagnostics();
+    size_t before = diags.errorCount(), first = diags.all().size();
+    auto ks = session_->schedule(*k, *t, options, mapOptions);
+    std::optional<schedule::KernelSchedule> result;
+    if (diags.errorCount() == before)
+      result = std::move(ks);
+    auto &errors = scheduleErrors_[key(s)];
+    for (size_t i = first; i < diags.all().size(); ++i)
+      if (diags.all()[i].severity == Severity::Error)
+        errors.push_back(diags.all()[i]);
+    it = schedules_.emplace(key(s), std::move(result)).first;
+  }
+  if (!it->second && problem)
+    *problem = "the kernel's schedule pins cannot be met (see the problems in the schedule block)";
+  return it->second ? &*it->second : nullptr;
+}
+
+std::vector<Diagnostic> Analysis::mappingDiagnostics(const StopFn &stop) {
+  DiagnosticSink sink;
+  if (!settings_.mappingDiagnostics)
+    return {};
+  for (const auto &k : mainAst().kernels) {
+    if (stop && stop())
+      return {};
+    if (const auto *maps = mappings({k.name.name, "", ""}, stop))
+      for (const auto &m : *maps)
+        mapping::reportUnmapped(m, sink);
+  }
+  return sink.all();
+}
+
+std::vector<Diagnostic> Analysis::scheduleDiagnostics(const StopFn &stop) {
+  std::vector<Diagnostic> out;
+  for (const auto &k : mainAst().kernels) {
+    if (k.schedules.empty())
+      continue;
+    if (stop && stop())
+      return {};
+    Subject s{k.name.name, "", ""};
+    if (!schedule(s, stop) && scheduleErrors_.count(key(s)))
+      for (const auto &d : scheduleErrors_[key(s)])
+        out.push_back(d);
+  }
+  return out;
+}
+
+std::optional<Analysis::StatementRef> Analysis::statementAt(uint32_t offset) const {
+  for (const auto &k : session_->mainFile()->kernels) {
+    if (offset < k.range.begin || offset > k.range.end)
+      continue;
+    for (size_t i = 0; i < k.statements.size(); ++i) {
+      const SourceRange &r = k.statements[i].range;
+      if (offset >= r.begin && offset <= r.end)
+        return StatementRef{&k, i};
+    }
+    // Within a schedule block: the statement it pins.
+    for (const auto &b : k.schedules)
+      if (offset >= b.range.begin && offset <= b.range.end && b.afterStatement > 0)
+        return StatementRef{&k, b.afterStatement - 1};
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> Analysis::irStatement(const ir::Kernel &k, const ast::Statement &s) {
+  for (size_t i = 0; i < k.statements.size(); ++i)
+    if (k.statements[i].range.file == s.range.file && k.statements[i].range.begin == s.range.begin)
+      return i;
+  return std::nullopt;
+}
+
+} // namespace isam::lsp

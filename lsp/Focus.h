@@ -1,0 +1,43 @@
+// What a request is about, from its parameters: `instance` (by name), else the statement,
+// kernel or instance declaration under `position`, else the document's first kernel; `target`
+// overrides the configured target. With `instance`, `position` still picks the statement when it
+// is in that instance's kernel. Shared by the custom requests and the lenses.
+#pragma once
+
+#include "lsp/Analysis.h"
+#include "lsp/Rpc.h"
+
+#include <optional>
+
+namespace isam::lsp {
+
+struct Focus {
+  Analysis::Subject subject;
+  const ast::KernelDecl *kernel = nullptr;
+  std::optional<size_t> statement; // among the kernel's statements, as written
+};
+
+// Needs the analysis's lock. A focus with no kernel means the document declares none there.
+Focus focusOf(Analysis &a, const json &params);
+
+// The IR statement of the focus's statement in `k`, if any.
+std::optional<size_t> irStatementOf(const Focus &f, const ir::Kernel &k);
+
+} // namespace isam::lsp
+
+namespace isam::lsp {
+
+// How the focus's statement runs, in a few words, from its schedule on the subject's target:
+// "maps to fma16 × 24 | est. 87% of peak"; nullopt with `problem` set when it cannot be told.
+struct StatementSummary {
+  std::string instance, target;
+  std::string instruction; // empty: scalar code
+  int64_t calls = 0;       // instructions issued
+  double cycles = 0, utilization = 0;
+  std::string bound;
+};
+std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const StopFn &stop,
+                                          std::string *problem);
+std::string summaryTitle(const StatementSummary &s);
+
+} // namespace isam::lsp

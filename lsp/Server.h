@@ -1,0 +1,81 @@
+// The language server: JSON-RPC dispatch, the protocol's lifecycle, and the threads that keep
+// the reading thread free.
+//
+// The reading thread only parses messages, applies document changes and cancellations, and
+// queues requests. Quick requests (hover, completion, navigation) are answered in order on one
+// worker; slow ones (mappings, schedules, diagrams, target code, lenses) on another, so a long
+// search never delays a hover. Diagnostics come from the workspace's analysis thread.
+//
+// Bad input never stops the server: malformed JSON is answered with ParseError, a message that
+// is not a request with InvalidRequest, an unknown method with MethodNotFound, wrong parameters
+// with InvalidParams, requests before `initialize` with ServerNotInitialized; notifications
+// that are wrong are logged (window/logMessage), as they have no answer.
+#pragma once
+
+#include "lsp/Call.h"
+#include "lsp/Framing.h"
+#include "lsp/Workspace.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace isam::lsp {
+
+class Server {
+public:
+  // `send` writes one message body (the server frames nothing itself); it is called from
+  // several threads, one at a time.
+  using Send = std::function<void(const std::string &body)>;
+
+  explicit Server(Send send);
+  ~Server();
+  Server(const Server &) = delete;
+  Server &operator=(const Server &) = delete;
+
+  // Handles one message body. False once `exit` has been received.
+  bool receive(const std::string &body);
+  // Reads messages until `exit` or the end of the stream; returns the process's exit code (0
+  // after shutdown then exit, 1 otherwise, as the specification asks).
+  int serve(MessageReader &reader);
+
+private:
+  struct Pending {
+    json id;
+    std::string method;
+    json params;
+    std::shared_ptr<std::atomic<bool>> cancelled;
+  };
+  class Queue;
+
+  void sendJson(const json &message);
+  void log(int type, const std::string &message);
+  void dispatch(const json &message);
+  void notify(const std::string &method, const json &params);
+  void onNotification(const std::string &method, const json &params);
+  json initialize(const json &params);
+  void enqueue(Pending p, bool slow);
+  void work(Queue &queue);
+  void answer(Pending &p);
+  void publishDiagnostics(const std::string &uri, int64_t version, std::vector<json> diagnostics);
+  void reportSettingsProblems(const std::vector<std::string> &problems);
+
+  Send send_;
+  std::mutex sendMutex_;
+  std::map<std::string, Feature> features_;
+  std::unique_ptr<Workspace> workspace_;
+  enum class State { Uninitialized, Running, ShutDown, Exited } state_ = State::Uninitialized;
+  int exitCode_ = 1;
+  std::mutex inflightMutex_;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_; // by id's JSON text
+  std::unique_ptr<Queue> quick_, slow_;
+  std::thread quickThread_, slowThread_;
+};
+
+} // namespace isam::lsp

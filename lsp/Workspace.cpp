@@ -1,0 +1,206 @@
+#include "lsp/Workspace.h"
+#include "lsp/Convert.h"
+#include "lsp/Rpc.h"
+
+namespace isam::lsp {
+
+using Clock = std::chrono::steady_clock;
+
+Workspace::Workspace(Publish publish) : publish_(std::move(publish)), thread_([this] { run(); }) {}
+
+Workspace::~Workspace() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+Settings Workspace::settings() const {
+  std::lock_guard lock(mutex_);
+  return settings_;
+}
+
+void Workspace::updateSettings(const std::function<void(Settings &)> &change) {
+  {
+    std::lock_guard lock(mutex_);
+    change(settings_);
+    cache_.clear();
+  }
+  filesChanged();
+}
+
+void Workspace::schedule(const std::string &uri, std::chrono::milliseconds delay) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_[uri] = Clock::now() + delay;
+  }
+  wake_.notify_all();
+}
+
+void Workspace::opened(const std::string &uri) {
+  // A newly opened document may be imported by others (its text now overrides the file).
+  scheduleDependents(uri);
+  schedule(uri, std::chrono::milliseconds(0));
+}
+
+void Workspace::changed(const std::string &uri) {
+  scheduleDependents(uri);
+  schedule(uri, std::chrono::milliseconds(settings().debounceMs));
+}
+
+void Workspace::closed(const std::string &uri) {
+  {
+    std::lock_guard lock(mutex_);
+    cache_.erase(uri);
+    pending_.erase(uri);
+  }
+  scheduleDependents(uri);
+  std::lock_guard publishing(publishMutex_);
+  publish_(uri, -1, {});
+}
+
+void Workspace::filesChanged() {
+  std::vector<Document> docs = documents_.all();
+  {
+    std::lock_guard lock(mutex_);
+    cache_.clear();
+  }
+  for (const auto &d : docs)
+    schedule(d.uri, std::chrono::milliseconds(0));
+}
+
+void Workspace::scheduleDependents(const std::string &uri) {
+  auto doc = documents_.get(uri);
+  std::string path;
+  if (doc)
+    path = canonicalPath(doc->path);
+  std::vector<std::string> dependents;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = cache_.begin(); it != cache_.end();) {
+      bool depends = it->first != uri && (path.empty() || it->second->loadedPaths().count(path));
+      if (depends) {
+        dependents.push_back(it->first);
+        it = cache_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto &d : dependents)
+    schedule(d, std::chrono::milliseconds(settings().debounceMs));
+}
+
+std::shared_ptr<Analysis> Workspace::current(const std::string &uri) {
+  auto doc = documents_.get(uri);
+  if (!doc)
+    throw RpcError(InvalidParams, "the document '" + uri + "' is not open");
+  std::map<std::string, std::string> overlays = documents_.overlays();
+  Settings s;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = cache_.find(uri);
+    if (it != cache_.end() && it->second->madeFrom(*doc, settings_, overlays))
+      return it->second;
+    s = settings_;
+  }
+  auto analysis = std::make_shared<Analysis>(*doc, std::move(overlays), s);
+  std::lock_guard lock(mutex_);
+  // Keep whichever analysis is of the newer version (another thread may have finished first);
+  // one made with settings changed meanwhile is not kept.
+  if (s == settings_) {
+    auto &slot = cache_[uri];
+    if (!slot || slot->document().version <= doc->version)
+      slot = analysis;
+  }
+  return analysis;
+}
+
+std::vector<std::shared_ptr<Analysis>> Workspace::allCurrent() {
+  std::vector<std::shared_ptr<Analysis>> out;
+  for (const auto &d : documents_.all())
+    out.push_back(current(d.uri));
+  return out;
+}
+
+bool Workspace::superseded(const std::string &uri, const Analysis &a) {
+  auto doc = documents_.get(uri);
+  if (!doc || doc->version != a.document().version)
+    return true;
+  std::map<std::string, std::string> overlays = documents_.overlays();
+  std::lock_guard lock(mutex_);
+  if (pending_.count(uri) > 0 || stopping_)
+    return true;
+  if (!a.madeFrom(*doc, settings_, overlays)) {
+    // Made from what has changed since (this runs on the analysis thread, which looks at
+    // pending_ next).
+    pending_[uri] = Clock::now();
+    return true;
+  }
+  return false;
+}
+
+void Workspace::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (pending_.empty()) {
+      wake_.wait(lock);
+      continue;
+    }
+    auto next = pending_.begin();
+    for (auto it = pending_.begin(); it != pending_.end(); ++it)
+      if (it->second < next->second)
+        next = it;
+    if (next->second > Clock::now()) {
+      wake_.wait_until(lock, next->second);
+      continue;
+    }
+    std::string uri = next->first;
+    pending_.erase(next);
+    lock.unlock();
+    try {
+      analyse(uri);
+    } catch (const RpcError &) {
+      // The document was closed meanwhile.
+    }
+    lock.lock();
+  }
+}
+
+void Workspace::analyse(const std::string &uri) {
+  std::shared_ptr<Analysis> a = current(uri);
+  int64_t version = a->document().version;
+  auto stop = [&] { return superseded(uri, *a); };
+  auto publishIfCurrent = [&](const std::vector<nlohmann::json> &diagnostics) {
+    std::lock_guard publishing(publishMutex_);
+    if (stop())
+      return false;
+    publish_(uri, version, diagnostics);
+    return true;
+  };
+  std::vector<nlohmann::json> diagnostics;
+  {
+    auto lock = a->lock();
+    diagnostics = lspDiagnostics(*a, a->checkDiagnostics());
+  }
+  if (!publishIfCurrent(diagnostics))
+    return;
+  std::vector<Diagnostic> later;
+  {
+    auto lock = a->lock();
+    later = a->mappingDiagnostics(stop);
+    if (stop())
+      return;
+    for (auto &d : a->scheduleDiagnostics(stop))
+      later.push_back(std::move(d));
+    if (later.empty() || stop())
+      return;
+    for (auto &d : lspDiagnostics(*a, later))
+      diagnostics.push_back(std::move(d));
+  }
+  publishIfCurrent(diagnostics);
+}
+
+} // namespace isam::lsp

@@ -1,0 +1,85 @@
+// The server's state shared by its threads: the open documents, the settings, the analysis of
+// each document's current version, and the analysis thread that publishes diagnostics.
+//
+// Analysis runs off the reading thread and is debounced per document: an edit (re)starts the
+// document's quiet period, and only when it passes is the document analysed. Work for a version
+// that has been superseded stops at the next stage boundary, and diagnostics are published only
+// for the version that is still current when they are ready, so a client never sees results for
+// text it no longer has. Syntax and semantic diagnostics are published first; mapping
+// diagnostics and the problems of `schedule` blocks follow, published together with them, once
+// the mapper and the scheduler have run.
+//
+// Editing a document re-analyses the open documents that import it (directly or not). An
+// analysis is current only while the document's text, the settings and the open documents it
+// read are what they were when it was made; one made while any of them changed is neither
+// returned nor published, but made again.
+#pragma once
+
+#include "lsp/Analysis.h"
+#include "lsp/Documents.h"
+#include "lsp/Settings.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace isam::lsp {
+
+class Workspace {
+public:
+  // Called on the analysis thread with a document's diagnostics (LSP Diagnostic objects).
+  using Publish = std::function<void(const std::string &uri, int64_t version,
+                                     std::vector<nlohmann::json> diagnostics)>;
+
+  explicit Workspace(Publish publish);
+  ~Workspace();
+  Workspace(const Workspace &) = delete;
+  Workspace &operator=(const Workspace &) = delete;
+
+  DocumentStore &documents() { return documents_; }
+  Settings settings() const;
+  // Changes the settings and re-analyses every open document.
+  void updateSettings(const std::function<void(Settings &)> &change);
+
+  // Notifications from the client, after the document store was updated.
+  void opened(const std::string &uri);
+  void changed(const std::string &uri);
+  void closed(const std::string &uri);
+  // Files on disk changed (saved, created, deleted): every open document is analysed again.
+  void filesChanged();
+
+  // The analysis of the document's current version, computed now on the calling thread if the
+  // analysis thread has not produced it yet. RpcError(InvalidParams) if the document is not open.
+  std::shared_ptr<Analysis> current(const std::string &uri);
+  // The current analyses of every open document.
+  std::vector<std::shared_ptr<Analysis>> allCurrent();
+
+private:
+  void schedule(const std::string &uri, std::chrono::milliseconds delay);
+  void scheduleDependents(const std::string &uri);
+  void run();
+  void analyse(const std::string &uri);
+  // Whether `a` is no longer wanted: its document changed or closed, another analysis of it is
+  // pending, the server stops, or what it was made from changed (it is then scheduled again).
+  bool superseded(const std::string &uri, const Analysis &a);
+
+  Publish publish_;
+  DocumentStore documents_;
+  mutable std::mutex mutex_; // guards everything below
+  Settings settings_;
+  std::map<std::string, std::shared_ptr<Analysis>> cache_;
+  std::map<std::string, std::chrono::steady_clock::time_point> pending_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  // Held from the check that a document's diagnostics are current to their publication, and
+  // while a closed document's are cleared: diagnostics of a closed document never follow the
+  // empty ones.
+  std::mutex publishMutex_;
+  std::thread thread_;
+};
+
+} // namespace isam::lsp

@@ -1,0 +1,129 @@
+#include "report/Json.h"
+
+namespace isam::report {
+
+nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
+  if (!r.valid())
+    return nullptr;
+  auto b = sm.lineColumn(r.file, r.begin);
+  auto e = sm.lineColumn(r.file, r.end);
+  return {{"file", sm.path(r.file)},
+          {"start", {{"line", b.line}, {"character", b.column}}},
+          {"end", {{"line", e.line}, {"character", e.column}}}};
+}
+
+nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
+                            const SourceManager &sm) {
+  const ir::Statement &s = k.statements[m.index];
+  auto indexNames = [&](const std::vector<int> &idx) {
+    nlohmann::json a = nlohmann::json::array();
+    for (int i : idx)
+      a.push_back(s.indices[i].name);
+    return a;
+  };
+  nlohmann::json mappings = nlohmann::json::array();
+  for (const auto &c : m.candidates) {
+    nlohmann::json bindings = nlohmann::json::object(), remainder = nlohmann::json::object(),
+                   operands = nlohmann::json::object(), moves = nlohmann::json::array();
+    for (const auto &b : c.bindings) {
+      bindings[b.instrIndex] = indexNames(b.stmtIndices);
+      remainder[b.instrIndex] = mapping::remainderName(b.remainder);
+    }
+    for (const auto &o : c.operands) {
+      operands[o.operand] = {{"binding", o.binding},
+                             {"role", ir::tensorRoleName(o.role)},
+                             {"memory", o.memory},
+                             {"strides", o.strides},
+                             {"contiguous", o.contiguous},
+                             {"pack", o.needsPack},
+                             {"computedSeparately", o.computedSeparately},
+                             {"moves", o.moves}};
+      for (const auto &mv : o.moves)
+        moves.push_back(o.operand + ": " + mv);
+    }
+    mappings.push_back({{"instruction", c.instruction},
+                        {"isMove", c.isMove},
+                        {"bindings", bindings},
+                        {"operands", operands},
+                        {"remainder", remainder},
+                        {"moves", moves},
+                        {"loops", indexNames(c.loops)},
+                        {"partial", c.partial},
+                        {"degenerate", c.degenerate},
+                        {"zeroInit", c.zeroInit},
+                        {"note", c.partialNote},
+                        {"estimate",
+                         {{"instructions", c.instructionCount},
+                          {"cycles", c.cycles},
+                          {"utilization", c.utilization}}}});
+  }
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const auto &r : m.rejected)
+    rejected.push_back({{"instruction", r.instruction}, {"reason", r.reason}});
+  return {{"kernel", m.kernel},   {"index", m.index},
+          {"text", m.text},       {"range", rangeJson(sm, m.range)},
+          {"target", m.target},   {"mappings", mappings},
+          {"rejected", rejected}, {"budgetExhausted", m.budgetExhausted}};
+}
+
+nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k) {
+  nlohmann::json statements = nlohmann::json::array();
+  double total = 0, ideal = 0;
+  const schedule::StatementSchedule *slowest = nullptr;
+  for (const auto &ss : ks.statements) {
+    const auto &c = ss.config;
+    nlohmann::json tiles = nlohmann::json::object(), order = nlohmann::json::object(),
+                   levels = nlohmann::json::array(), buffers = nlohmann::json::array();
+    for (size_t l = 0; l < c.levels.size(); ++l) {
+      nlohmann::json t = nlohmann::json::object(), o = nlohmann::json::array();
+      for (size_t v = 0; v < c.vindices.size(); ++v)
+        t[c.vindices[v].name] = c.tiles[l][v];
+      for (int v : c.order[l])
+        o.push_back(c.vindices[v].name);
+      tiles[c.levels[l].name] = t;
+      order[c.levels[l].name] = o;
+    }
+    for (const auto &lc : ss.cost.levels)
+      levels.push_back({{"memory", lc.memory},
+                        {"bytes", lc.bytes},
+                        {"cycles", lc.cycles},
+                        {"footprintBytes", lc.footprintBytes},
+                        {"capacityBytes", lc.capacityBytes}});
+    for (const auto &b : ss.buffers)
+      buffers.push_back({{"name", b.name},
+                         {"memory", b.memory},
+                         {"shape", b.shape},
+                         {"doubleBuffered", b.doubleBuffered}});
+    statements.push_back({{"statement", c.statement},
+                          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
+                          {"mapping", c.mapping < 0 ? "" : c.instruction},
+                          {"tiles", tiles},
+                          {"order", order},
+                          {"parallel", c.parallel < 0 ? "" : c.vindices[c.parallel].name},
+                          {"cycles", ss.cost.cycles},
+                          {"utilization", ss.cost.utilization},
+                          {"bound", ss.cost.bound},
+                          {"accumulators", ss.cost.accumulators},
+                          {"registers", ss.cost.registersUsed},
+                          {"levels", levels},
+                          {"buffers", buffers}});
+    total += ss.cost.cycles;
+    ideal += ss.cost.cycles * ss.cost.utilization;
+    if (!slowest || ss.cost.cycles > slowest->cost.cycles)
+      slowest = &ss;
+  }
+  nlohmann::json out = {{"instance", k.name},
+                        {"target", ks.target},
+                        {"cycles", total},
+                        {"utilization", total > 0 ? ideal / total : 0},
+                        {"statements", statements}};
+  // The instance's headline fields are those of its most expensive statement.
+  if (slowest) {
+    const auto &s = statements[&*slowest - &ks.statements[0]];
+    for (const char *f : {"mapping", "tiles", "order", "bound", "levels", "parallel"})
+      out[f] = s[f];
+  }
+  return out;
+}
+
+} // namespace isam::report

@@ -1,0 +1,24 @@
+// The JSON forms of stage results, one definition shared by the CLI's `--format json` and the
+// language server's custom requests, so that a script and an editor read the same fields.
+#pragma once
+
+#include "driver/Session.h"
+
+#include <nlohmann/json.hpp>
+
+namespace isam::report {
+
+// A range as {file, start: {line, character}, end} with 0-based lines and byte columns; null
+// when the range is not in a file.
+nlohmann::json rangeJson(const SourceManager &sm, SourceRange r);
+
+// One statement's mappings: every candidate, best first, with its bindings, operands, moves and
+// estimate, and every rejected instruction with its reason.
+nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
+                            const SourceManager &sm);
+
+// A kernel's schedule: per statement the mapping, tiles and order per memory level, parallel
+// loop, cost breakdown and buffers; the instance's totals and its slowest statement's headline.
+nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k);
+
+} // namespace isam::report

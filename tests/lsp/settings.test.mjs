@@ -1,0 +1,104 @@
+// Settings: initializationOptions, workspace/didChangeConfiguration (which re-analyses the open
+// documents with the new settings), and settings of the wrong type (a warning, not a crash).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { withServer, sampleUri, sampleText, positionOf, sleep } from './client.mjs';
+
+const gemmUri = sampleUri('gemm.isam');
+const gemm = sampleText('gemm.isam');
+const td = { textDocument: { uri: gemmUri } };
+const Warning = 2;
+
+const firstLens = async (server) => {
+  const lenses = await server.request('textDocument/codeLens', td);
+  return lenses[0].command.title;
+};
+const configure = (server, isamap) =>
+  server.connection.sendNotification('workspace/didChangeConfiguration', { settings: { isamap } });
+// The target the document's mapping diagnostics name (gemm_bf16's statement maps fully on no
+// target, so there is always one).
+const diagnosedTarget = (p) => p.diagnostics.map((d) => d.message.match(/no instruction of (\w+) runs/)?.[1]).find(Boolean);
+
+test('initializationOptions choose the target', async () => {
+  await withServer({ initializationOptions: { target: 'x86_avx2' } }, async (server) => {
+    const diagnosed = server.diagnostics(gemmUri, (p) => diagnosedTarget(p) !== undefined);
+    await server.open(gemmUri, gemm);
+    assert.match(await firstLens(server), /^maps to fma8\b/);
+    const m = await server.request('isamap/mappings', td);
+    assert.equal(m.target, 'x86_avx2');
+    assert.equal(diagnosedTarget(await diagnosed), 'x86_avx2');
+  });
+});
+
+test('didChangeConfiguration changes what lenses, custom requests and diagnostics report', async () => {
+  await withServer(async (server) => {
+    const diagnosed = server.diagnostics(gemmUri, (p) => diagnosedTarget(p));
+    await server.open(gemmUri, gemm);
+    assert.equal(diagnosedTarget(await diagnosed), 'x86_avx512');
+    assert.match(await firstLens(server), /^maps to fma16/);
+
+    const republished = server.diagnostics(gemmUri, (p) => diagnosedTarget(p) === 'x86_avx2');
+    await configure(server, { target: 'x86_avx2' });
+    assert.match(await firstLens(server), /^maps to fma8\b/);
+    assert.equal((await server.request('isamap/schedule', td)).target, 'x86_avx2');
+    const hover = await server.request('textDocument/hover', { ...td, position: positionOf(gemm, '+= A[m, k]') });
+    assert.match(hover.contents.value, /on `x86_avx2`: maps to fma8/);
+    assert.equal((await republished).version, 1);
+    // A request's own target still wins over the setting.
+    assert.equal((await server.request('isamap/mappings', { ...td, target: 'x86_avx512' })).target, 'x86_avx512');
+
+    // The section may also come without the `isamap` wrapper.
+    await server.connection.sendNotification('workspace/didChangeConfiguration', { settings: { target: 'systolic16' } });
+    assert.match(await firstLens(server), /^maps to mma/);
+    // Turning mapping diagnostics off clears them.
+    const quiet = server.diagnostics(gemmUri, (p) => p.diagnostics.length === 0);
+    await configure(server, { mappingDiagnostics: false });
+    await quiet;
+    assert.deepEqual((await server.settled(gemmUri)).diagnostics, []);
+  });
+});
+
+test('settings changed just after an open are the ones the results use', async () => {
+  // The open's analysis may still be running when the settings change: what it made with the
+  // old settings must not be kept, returned or published.
+  for (const delay of [0, 2, 10]) {
+    await withServer(async (server) => {
+      await server.open(gemmUri, gemm);
+      await sleep(delay);
+      await configure(server, { target: 'x86_avx2' });
+      assert.match(await firstLens(server), /^maps to fma8\b/, `after ${delay} ms`);
+      const settled = await server.settled(gemmUri, (p) => diagnosedTarget(p) !== undefined);
+      assert.equal(diagnosedTarget(settled), 'x86_avx2', `after ${delay} ms`);
+    });
+  }
+});
+
+test('a setting of the wrong type is a warning, and the others still apply', async () => {
+  await withServer({ initializationOptions: { target: 'x86_avx512', debounceMs: 'soon' } }, async (server) => {
+    await sleep(100);
+    assert.ok(server.logs.some((l) => l.shown && l.type === Warning && /isamap\.debounceMs has the wrong type/.test(l.message)),
+      JSON.stringify(server.logs));
+    await server.open(gemmUri, gemm);
+    assert.match(await firstLens(server), /^maps to fma16/);
+
+    await configure(server, { target: 42, includeDirs: 'hwdesc', scheduleCandidates: -3, mappingDiagnostics: 'yes' });
+    await configure(server, 'x86_avx2');
+    await server.connection.sendNotification('workspace/didChangeConfiguration', {});
+    await sleep(200);
+    const shown = server.logs.filter((l) => l.shown).map((l) => l.message);
+    for (const key of ['target', 'includeDirs', 'scheduleCandidates', 'mappingDiagnostics'])
+      assert.ok(shown.some((m) => m === `isamap: isamap.${key} has the wrong type or value`), key);
+    assert.ok(shown.includes('isamap: isamap settings must be an object'));
+    // Nothing changed: still x86_avx512, still serving.
+    assert.match(await firstLens(server), /^maps to fma16/);
+    assert.ok(server.alive);
+
+    // An unknown target is the settings' problem, not the document's: lenses say it, and no
+    // diagnostic is published about it.
+    await configure(server, { target: 'no_such_target' });
+    const lenses = await server.request('textDocument/codeLens', td);
+    assert.match(lenses[0].command.title, /unknown target 'no_such_target'/);
+    assert.deepEqual((await server.settled(gemmUri)).diagnostics, []);
+    assert.equal(await server.stop(), 0);
+  });
+});
