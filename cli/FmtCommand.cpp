@@ -9,6 +9,7 @@
 // read, formatted or written (the others are still processed), 2 usage.
 #include "Commands.h"
 #include "format/Formatter.h"
+#include "source/FileIo.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -59,72 +60,6 @@ std::optional<std::string> readText(const std::string &path, std::string &error)
   return text;
 }
 
-bool writeAll(int fd, const std::string &data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    done += size_t(n);
-  }
-  return true;
-}
-
-// Replaces the file at `path` (which was just read) with `data`: written to a temporary in the
-// same directory, then renamed over it, so that the file is always either the old text or the
-// whole new one; on failure nothing is left behind. A symbolic link is followed: the file it
-// names is replaced and the link stays. The permissions are the old file's.
-bool replaceFile(const std::string &path, const std::string &data, std::string &error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path target(path);
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    fs::path resolved = fs::canonical(target, ec);
-    if (ec) {
-      error = "cannot resolve the link '" + path + "': " + ec.message();
-      return false;
-    }
-    target = resolved;
-  }
-  struct stat st;
-  if (stat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    error = "'" + path + "' is not a regular file; use --stdout";
-    return false;
-  }
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string pattern = (dir / ("." + target.filename().string() + ".fmt-XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) {
-    error = "cannot create a file in '" + dir.string() + "': " + std::strerror(errno);
-    return false;
-  }
-  std::string tmp(name.data());
-  auto fail = [&](const std::string &what) {
-    error = what + ": " + std::strerror(errno);
-    if (fd >= 0)
-      close(fd);
-    unlink(tmp.c_str());
-    return false;
-  };
-  // Messages name the file, not the temporary, which is gone by the time they are read.
-  if (fchmod(fd, st.st_mode & 07777) != 0)
-    return fail("cannot write '" + path + "' (setting the permissions of its replacement)");
-  if (!writeAll(fd, data) || fsync(fd) != 0)
-    return fail("cannot write '" + path + "'");
-  int closed = close(fd);
-  fd = -1;
-  if (closed != 0)
-    return fail("cannot write '" + path + "'");
-  if (rename(tmp.c_str(), target.c_str()) != 0)
-    return fail("cannot replace '" + path + "'");
-  return true;
-}
-
 } // namespace
 
 Action registerFmt(CLI::App &app) {
@@ -169,7 +104,7 @@ Action registerFmt(CLI::App &app) {
         }
       } else if (opts->toStdout || file == "-") {
         std::cout << *formatted;
-      } else if (changes && !replaceFile(file, *formatted, error)) {
+      } else if (changes && !writeFileAtomically(file, *formatted, error)) {
         std::cerr << "isamap: error: " << error << "\n";
         failed = true;
       }

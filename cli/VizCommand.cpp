@@ -5,6 +5,7 @@
 // or FIFO is written in place.
 #include "Commands.h"
 #include "Common.h"
+#include "source/FileIo.h"
 #include "viz/Render.h"
 #include "viz/Viz.h"
 
@@ -19,99 +20,6 @@
 #include <unistd.h>
 
 namespace isam::cli {
-
-namespace {
-
-bool writeAll(int fd, const std::string &data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    done += size_t(n);
-  }
-  return true;
-}
-
-// Writes `data` to `path` through a temporary file in the same directory and a rename, so that
-// OUT is either the old file or the whole new one; false (with `error` set, and nothing left
-// behind) on failure. A symbolic link is followed (the file it names is replaced, the link
-// stays). What is not a regular file (a device such as /dev/null or /dev/stdout, a FIFO) is
-// written in place: a rename would replace the device itself.
-bool writeOutput(const std::string &path, const std::string &data, std::string &error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      error = "'" + path + "' is a directory";
-      return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-      int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd < 0 || !writeAll(fd, data)) {
-        error = "cannot write '" + path + "': " + std::strerror(errno);
-        if (fd >= 0)
-          close(fd);
-        return false;
-      }
-      close(fd);
-      return true;
-    }
-  }
-  fs::path target(path);
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    fs::path resolved = fs::weakly_canonical(target, ec);
-    if (!ec)
-      target = resolved;
-  }
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  if (!fs::is_directory(dir, ec)) {
-    error = "the directory '" + dir.string() + "' does not exist";
-    return false;
-  }
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) {
-    error = "cannot create a file in '" + dir.string() + "': " + std::strerror(errno);
-    return false;
-  }
-  std::string tmp(name.data());
-  auto fail = [&](const std::string &what) {
-    error = what + ": " + std::strerror(errno);
-    if (fd >= 0)
-      close(fd);
-    unlink(tmp.c_str());
-    return false;
-  };
-  // The permissions a plain new file would get (or those of the file replaced).
-  mode_t mode;
-  if (stat(target.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  }
-  if (fchmod(fd, mode) != 0)
-    return fail("cannot set the permissions of '" + tmp + "'");
-  if (!writeAll(fd, data) || fsync(fd) != 0)
-    return fail("cannot write '" + tmp + "'");
-  int closed = close(fd);
-  fd = -1;
-  if (closed != 0)
-    return fail("cannot write '" + tmp + "'");
-  if (rename(tmp.c_str(), target.c_str()) != 0)
-    return fail("cannot replace '" + target.string() + "'");
-  return true;
-}
-
-} // namespace
 
 Action registerViz(CLI::App &app) {
   struct Options {
@@ -203,7 +111,7 @@ Action registerViz(CLI::App &app) {
       return 0;
     }
     std::string error;
-    if (!writeOutput(opts->output, out.data, error)) {
+    if (!writeFileAtomically(opts->output, out.data, error)) {
       std::cerr << "isamap: error: " << error << "\n";
       return 1;
     }

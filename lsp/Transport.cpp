@@ -1,6 +1,7 @@
 #include "lsp/Transport.h"
 #include "lsp/Framing.h"
 #include "lsp/Server.h"
+#include "source/FileIo.h"
 
 #include <boost/asio.hpp>
 
@@ -9,23 +10,6 @@
 #include <unistd.h>
 
 namespace isam::lsp {
-
-namespace {
-
-bool writeAll(int fd, const std::string &data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += size_t(n);
-  }
-  return true;
-}
-
-} // namespace
 
 int serveStdio() {
   // The protocol gets a private copy of stdout; fd 1 becomes stderr for everyone else.

@@ -12,8 +12,8 @@ import { miniTarget } from './fixtures.mjs';
 const gemmUri = sampleUri('gemm.isam');
 const gemm = sampleText('gemm.isam');
 const statement = 'C[m, n] += A[m, k] * B[k, n];';
-const Error = 1;
-const errors = (p) => p.diagnostics.filter((d) => d.severity === Error);
+const SeverityError = 1;
+const errors = (p) => p.diagnostics.filter((d) => d.severity === SeverityError);
 
 const kernelWithPin = (items) => `kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
   C[m, n] += A[m, k] * B[k, n];
@@ -312,7 +312,7 @@ test('code actions: a quick fix from a diagnostic\'s fix-it', async () => {
     await server.open(uri, text, 1);
     const d = await server.diagnostics(uri, (p) => p.diagnostics.some((x) => x.code === 'E0704'));
     const problem = d.diagnostics.find((x) => x.code === 'E0704');
-    assert.equal(problem.severity, Error);
+    assert.equal(problem.severity, SeverityError);
     assert.equal(textOf(text, problem.range), 'mapp fma16;');
     assert.match(problem.message, /unknown schedule item/);
 

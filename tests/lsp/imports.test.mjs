@@ -4,10 +4,11 @@
 // navigation crosses the import.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { withServer, tempDir, positionOf, textOf, applyChanges, applyTextEdits } from './client.mjs';
 import { miniTarget, miniKernel } from './fixtures.mjs';
 
-const Error = 1;
+const SeverityError = 1;
 const codes = (p) => p.diagnostics.map((d) => d.code).sort();
 
 async function withFiles(fn) {
@@ -37,7 +38,7 @@ test('editing the imported hardware document re-publishes the kernel document\'s
     const d1 = await pinBroken;
     assert.equal(d1.version, 1, 'the kernel document itself did not change');
     const e = d1.diagnostics.find((d) => d.code === 'E0702');
-    assert.equal(e.severity, Error);
+    assert.equal(e.severity, SeverityError);
     assert.match(e.message, /'SPAD' is not a memory level/);
     assert.equal(textOf(miniKernel, e.range), 'schedule { map mma; tile SPAD: m 16, n 16, k 16; }');
     assert.deepEqual((await server.settled(hw.uri, (p) => p.version === 2)).diagnostics, []);
@@ -85,6 +86,13 @@ test('an open document overrides its file on disk for the documents importing it
     await server.close(hw.uri);
     await back;
     assert.deepEqual((await server.settled(kernel.uri)).diagnostics, []);
+
+    // The file changes on disk (another program wrote it): the client says so, and the kernel
+    // is analysed again against it.
+    fs.writeFileSync(hw.path, withoutMma);
+    const changedOnDisk = server.diagnostics(kernel.uri, (p) => p.diagnostics.some((d) => d.code === 'E0701'));
+    await server.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: hw.uri, type: 2 }] });
+    assert.equal((await changedOnDisk).version, 1);
   });
 });
 

@@ -2,7 +2,9 @@
 // documents with the new settings), and settings of the wrong type (a warning, not a crash).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { withServer, sampleUri, sampleText, positionOf, sleep } from './client.mjs';
+import { withServer, sampleUri, sampleText, positionOf, sleep, tempDir } from './client.mjs';
+import { pathToFileURL } from 'node:url';
+import { miniTarget } from './fixtures.mjs';
 
 const gemmUri = sampleUri('gemm.isam');
 const gemm = sampleText('gemm.isam');
@@ -101,4 +103,43 @@ test('a setting of the wrong type is a warning, and the others still apply', asy
     assert.deepEqual((await server.settled(gemmUri)).diagnostics, []);
     assert.equal(await server.stop(), 0);
   });
+});
+
+test('workspace folders and include directories are searched for imports', async () => {
+  const lib = tempDir();
+  const more = tempDir();
+  try {
+    lib.write('mini.isam', miniTarget);
+    more.write('extra.isam', 'kernel twice<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i] + A[i];\n}\n');
+    await withServer({ initializationOptions: { target: 'x86_avx512' } }, async (server) => {
+      const uri = 'untitled:imports-from-folders.isam';
+      const text = 'import "mini.isam";\nimport "extra.isam";\ninstance t = twice<16>;\n';
+      const missing = (p, name) => p.diagnostics.some((d) => d.message.includes(`cannot find the imported file '${name}'`));
+      const first = server.diagnostics(uri, (p) => p.version === 1);
+      await server.open(uri, text, 1);
+      const d1 = await first;
+      assert.ok(missing(d1, 'mini.isam') && missing(d1, 'extra.isam'), JSON.stringify(d1.diagnostics));
+
+      const folderAdded = server.diagnostics(uri, (p) => !missing(p, 'mini.isam') && missing(p, 'extra.isam'));
+      await server.connection.sendNotification('workspace/didChangeWorkspaceFolders', {
+        event: { added: [{ uri: pathToFileURL(lib.dir).href, name: 'lib' }], removed: [] },
+      });
+      assert.equal((await folderAdded).version, 1);
+
+      const included = server.diagnostics(uri, (p) => p.diagnostics.length === 0);
+      await configure(server, { includeDirs: [more.dir] });
+      await included;
+      const symbols = await server.request('workspace/symbol', { query: 'twice' });
+      assert.equal(symbols[0].location.uri, more.uri('extra.isam'));
+
+      const folderRemoved = server.diagnostics(uri, (p) => missing(p, 'mini.isam'));
+      await server.connection.sendNotification('workspace/didChangeWorkspaceFolders', {
+        event: { added: [], removed: [{ uri: pathToFileURL(lib.dir).href, name: 'lib' }] },
+      });
+      await folderRemoved;
+    });
+  } finally {
+    lib.cleanup();
+    more.cleanup();
+  }
 });

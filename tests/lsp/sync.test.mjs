@@ -7,7 +7,7 @@ import {
   withServer, positionOf, positionAt, applyChanges, decodeTokens, textOf, sleep,
 } from './client.mjs';
 
-const Error = 1, Information = 3;
+const SeverityError = 1, SeverityInformation = 3;
 
 const base = `// sync test
 kernel vadd<N>(X: f32[N], W: f32[N]) -> (Y: f32[N]) {
@@ -16,7 +16,7 @@ kernel vadd<N>(X: f32[N], W: f32[N]) -> (Y: f32[N]) {
 instance v = vadd<64>;
 `;
 
-const errors = (p) => p.diagnostics.filter((d) => d.severity === Error);
+const errors = (p) => p.diagnostics.filter((d) => d.severity === SeverityError);
 
 test('full changes with versions that jump (1, 7, 42): diagnostics carry each version', async () => {
   await withServer(async (server) => {
@@ -194,7 +194,7 @@ instance a = act<100>;
     assert.equal(d.version, 1);
     assert.equal(d.diagnostics.length, 1, JSON.stringify(d.diagnostics));
     const info = d.diagnostics[0];
-    assert.equal(info.severity, Information);
+    assert.equal(info.severity, SeverityInformation);
     assert.match(info.message, /^no instruction of x86_avx512 runs this statement; it will run as scalar code/);
     assert.match(info.message, /fma16: .*no part of `exp\(X\[i\]\)` has that form/);
     assert.equal(textOf(text, info.range), 'Y[i] = exp(X[i]);');

@@ -124,3 +124,22 @@ TEST(LspFraming, FrameWritesTheLengthInBytes) {
   EXPECT_EQ(frame("{}"), "Content-Length: 2\r\n\r\n{}");
   EXPECT_EQ(frame("\xC3\xA9"), "Content-Length: 2\r\n\r\n\xC3\xA9");
 }
+
+TEST(LspFraming, TooLargeContentLengthLosesOnlyTheNextMessage) {
+  // The first message announces more bytes than it has: it swallows the start of the second, whose
+  // rest runs into the third's header. The reader finds the third's Content-Length within the
+  // garbage and reads it whole.
+  std::string first = "{\"a\":1}";
+  std::string stream = "Content-Length: " + std::to_string(first.size() + 10) + "\r\n\r\n" + first +
+                       frame("{\"b\":2}") + frame("{\"c\":3}") + frame("{\"d\":4}");
+  for (size_t chunk : {1, 7, 4096}) {
+    MessageReader reader = over(stream, chunk);
+    std::vector<std::string> bodies;
+    for (ReadResult r = reader.next(); r.kind != Kind::End; r = reader.next())
+      if (r.kind == Kind::Message)
+        bodies.push_back(r.body);
+    ASSERT_GE(bodies.size(), 2u) << "chunk " << chunk;
+    EXPECT_EQ(bodies[bodies.size() - 2], "{\"c\":3}") << "chunk " << chunk;
+    EXPECT_EQ(bodies.back(), "{\"d\":4}") << "chunk " << chunk;
+  }
+}
