@@ -2,13 +2,15 @@
 
 namespace isam::lsp {
 
-Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings)
+Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
+                   std::shared_ptr<ParseCache> parses)
     : doc_(std::move(doc)), settings_(std::move(settings)) {
   SessionOptions options;
   options.searchPath = settings_.includeDirs;
   options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
                             settings_.workspaceFolders.end());
   options.overlays = overlays;
+  options.parseCache = std::move(parses);
   session_ = std::make_unique<Session>(std::move(options));
   session_->loadText(doc_.path, doc_.text);
   main_ = session_->mainFile()->id;

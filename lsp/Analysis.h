@@ -27,7 +27,9 @@ using StopFn = std::function<bool()>;
 
 class Analysis {
 public:
-  Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings);
+  // `parses`, if given, is shared by the analyses of an editing session (syntax/ParseCache.h).
+  Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
+           std::shared_ptr<ParseCache> parses = nullptr);
 
   const Document &document() const { return doc_; }
   const Settings &settings() const { return settings_; }

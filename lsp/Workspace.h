@@ -68,6 +68,8 @@ private:
   bool superseded(const std::string &uri, const Analysis &a);
 
   Publish publish_;
+  // Shared by every analysis: an edit re-parses only the declarations it touched.
+  std::shared_ptr<ParseCache> parses_ = std::make_shared<ParseCache>();
   DocumentStore documents_;
   mutable std::mutex mutex_; // guards everything below
   Settings settings_;

@@ -83,7 +83,9 @@ std::optional<std::string> Session::readFile(const std::string &path) const {
 FileId Session::addAndParse(const std::string &path, std::string text) {
   FileId id = sources_.addFile(path, std::move(text));
   loaded_[canonical(path)] = id;
-  auto file = std::make_unique<ast::File>(parseFile(id, sources_, diags_));
+  auto file = std::make_unique<ast::File>(options_.parseCache
+                                              ? options_.parseCache->parse(id, sources_, diags_)
+                                              : parseFile(id, sources_, diags_));
   files_.push_back(std::move(file));
   return id;
 }

@@ -13,6 +13,7 @@
 #include "schedule/Scheduler.h"
 #include "sema/Sema.h"
 #include "syntax/Ast.h"
+#include "syntax/ParseCache.h"
 
 #include <functional>
 #include <map>
@@ -27,6 +28,8 @@ struct SessionOptions {
   std::vector<std::string> searchPath; // searched after the importing file's directory
   // Texts of open editor documents, by canonical path; they win over the files on disk.
   std::map<std::string, std::string> overlays;
+  // Editors: reuse the parse of unchanged top-level declarations (syntax/ParseCache.h).
+  std::shared_ptr<ParseCache> parseCache;
 };
 
 // Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed
