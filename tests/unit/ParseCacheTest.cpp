@@ -26,18 +26,30 @@ std::string observe(const std::string &text, std::shared_ptr<ParseCache> cache) 
   for (const auto &d : s.diagnostics().all()) {
     out += renderDiagnostic(d, s.sources());
     for (const auto &f : d.fixits)
-      out += "fix " + std::to_string(f.range.begin) + "-" + std::to_string(f.range.end) + " " +
-             f.replacement + "\n";
+      out.append("fix ")
+          .append(std::to_string(f.range.begin))
+          .append("-")
+          .append(std::to_string(f.range.end))
+          .append(" ")
+          .append(f.replacement)
+          .append("\n");
   }
   for (const auto &k : s.instances({}))
     out += ir::printKernel(k);
   auto index = index::SymbolIndex::build(s.files());
   for (const auto &o : index.occurrences(s.mainFile()->id))
-    out += std::to_string(o.range.begin) + ":" + std::to_string(o.range.end) + ":" +
-           std::to_string(int(o.kind)) + (o.isDeclaration ? "d " : " ");
+    out.append(std::to_string(o.range.begin))
+        .append(":")
+        .append(std::to_string(o.range.end))
+        .append(":")
+        .append(std::to_string(int(o.kind)))
+        .append(o.isDeclaration ? "d " : " ");
   out += "\ncomments";
   for (const auto &c : s.mainFile()->comments)
-    out += " " + std::to_string(c.range.begin) + "-" + std::to_string(c.range.end);
+    out.append(" ")
+        .append(std::to_string(c.range.begin))
+        .append("-")
+        .append(std::to_string(c.range.end));
   return out;
 }
 
