@@ -306,8 +306,9 @@ void Server::onNotification(const std::string &method, const json &params) {
     workspace_->changed(uri);
   } else if (method == "textDocument/didClose") {
     std::string uri = stringAt(required(params, "textDocument"), "uri");
+    auto doc = docs.get(uri);
     docs.close(uri);
-    workspace_->closed(uri);
+    workspace_->closed(uri, doc ? doc->path : std::string());
   } else if (method == "textDocument/didSave" || method == "workspace/didChangeWatchedFiles") {
     workspace_->filesChanged();
   } else if (method == "workspace/didChangeConfiguration") {

@@ -50,13 +50,14 @@ void Workspace::changed(const std::string &uri) {
   schedule(uri, std::chrono::milliseconds(settings().debounceMs));
 }
 
-void Workspace::closed(const std::string &uri) {
+void Workspace::closed(const std::string &uri, const std::string &path) {
   {
     std::lock_guard lock(mutex_);
     cache_.erase(uri);
     pending_.erase(uri);
   }
-  scheduleDependents(uri);
+  // The documents that read the closed one's text now read its file instead.
+  scheduleDependents(uri, path);
   std::lock_guard publishing(publishMutex_);
   publish_(uri, -1, {});
 }
@@ -73,9 +74,11 @@ void Workspace::filesChanged() {
 
 void Workspace::scheduleDependents(const std::string &uri) {
   auto doc = documents_.get(uri);
-  std::string path;
-  if (doc)
-    path = canonicalPath(doc->path);
+  scheduleDependents(uri, doc ? doc->path : std::string());
+}
+
+void Workspace::scheduleDependents(const std::string &uri, const std::string &documentPath) {
+  std::string path = documentPath.empty() ? std::string() : canonicalPath(documentPath);
   std::vector<std::string> dependents;
   {
     std::lock_guard lock(mutex_);

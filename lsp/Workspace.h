@@ -48,7 +48,7 @@ public:
   // Notifications from the client, after the document store was updated.
   void opened(const std::string &uri);
   void changed(const std::string &uri);
-  void closed(const std::string &uri);
+  void closed(const std::string &uri, const std::string &path);
   // Files on disk changed (saved, created, deleted): every open document is analysed again.
   void filesChanged();
 
@@ -60,7 +60,9 @@ public:
 
 private:
   void schedule(const std::string &uri, std::chrono::milliseconds delay);
+  // Re-analyses the open documents that read the document at `path` (empty: every one).
   void scheduleDependents(const std::string &uri);
+  void scheduleDependents(const std::string &uri, const std::string &path);
   void run();
   void analyse(const std::string &uri);
   // Whether `a` is no longer wanted: its document changed or closed, another analysis of it is
