@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libgmock-dev
   clang-format
   libopenblas-dev libblis-dev libdnnl-dev       # bench/: the reference BLAS libraries
+  # The editor extension's end-to-end test: a browser (driven by playwright-core), fonts for it,
+  # and what code-server's native modules build with (node-gyp: python3; kerberos: libkrb5).
+  chromium fonts-liberation libkrb5-dev python3
 )
 
 missing=()
