@@ -1,9 +1,11 @@
 // `isamap run FILE`: executes the selected instances on seeded random inputs, either with the
 // reference interpreter (--interpret) or as native code compiled for a target in process
-// (--target NAME, ORC JIT), which can be checked against the interpreter (--check) and timed
-// (--repeat). Prints a summary of each output.
+// (--target NAME, ORC JIT; for another architecture, cross-linked and run under qemu-user, see
+// backends/llvm/Cross.h, where the times are the emulator's), which can be checked against the
+// interpreter (--check) and timed (--repeat). Prints a summary of each output.
 #include "Commands.h"
 #include "Common.h"
+#include "backends/llvm/Cross.h"
 #include "backends/llvm/Jit.h"
 #include "backends/llvm/NativeBuffers.h"
 #include "interp/Interpreter.h"
@@ -109,18 +111,28 @@ Action registerRun(CLI::App &app) {
       return 1;
     std::optional<hw::Target> target;
     std::unique_ptr<backend::Jit> jit;
+    std::unique_ptr<backend::CrossRunner> cross; // another architecture: under qemu-user
     if (!opts->target.empty()) {
       target = session.target(opts->target);
       if (session.diagnostics().hasErrors() || !target) {
         printDiagnostics(session, opts->common.format);
         return 1;
       }
-      auto made = backend::Jit::create(*target);
-      if (!made) {
-        std::cerr << "isamap run: " << llvm::toString(made.takeError()) << "\n";
-        return 1;
+      if (backend::isForeignTarget(*target)) {
+        auto made = backend::CrossRunner::create(*target);
+        if (!made) {
+          std::cerr << "isamap run: " << llvm::toString(made.takeError()) << "\n";
+          return 1;
+        }
+        cross = std::move(*made);
+      } else {
+        auto made = backend::Jit::create(*target);
+        if (!made) {
+          std::cerr << "isamap run: " << llvm::toString(made.takeError()) << "\n";
+          return 1;
+        }
+        jit = std::move(*made);
       }
-      jit = std::move(*made);
       if (opts->threads)
         setenv("ISAMAP_NUM_THREADS", std::to_string(opts->threads).c_str(), 1);
     }
@@ -129,7 +141,7 @@ Action registerRun(CLI::App &app) {
     for (const auto &k : kernels) {
       interp::Buffers buffers = interp::randomInputs(k, opts->seed);
       nlohmann::json result = {{"instance", k.name}, {"seed", opts->seed}};
-      if (!jit) {
+      if (!jit && !cross) {
         auto start = Clock::now();
         interp::run(k, buffers);
         double ms = msSince(start);
@@ -146,17 +158,30 @@ Action registerRun(CLI::App &app) {
         break;
       double scheduleMs = msSince(start);
       backend::CompileTimes times;
-      auto entry = jit->add(k, ks, &times);
-      if (!entry) {
-        std::cerr << "isamap run: " << k.name << ": " << llvm::toString(entry.takeError()) << "\n";
-        return 1;
-      }
-      backend::NativeBuffers native = backend::toNative(k, buffers);
       std::vector<double> ms;
-      for (size_t r = 0; r < opts->repeat; ++r) {
-        auto at = Clock::now();
-        (*entry)(native.args.data());
-        ms.push_back(msSince(at));
+      interp::Buffers got = buffers;
+      if (cross) {
+        // Compiled, linked and run under qemu-user; times are the emulator's (see Cross.h).
+        auto ran = cross->run(k, ks, got, opts->repeat, &times);
+        if (!ran) {
+          std::cerr << "isamap run: " << k.name << ": " << llvm::toString(ran.takeError()) << "\n";
+          return 1;
+        }
+        ms = std::move(*ran);
+      } else {
+        auto entry = jit->add(k, ks, &times);
+        if (!entry) {
+          std::cerr << "isamap run: " << k.name << ": " << llvm::toString(entry.takeError())
+                    << "\n";
+          return 1;
+        }
+        backend::NativeBuffers native = backend::toNative(k, buffers);
+        for (size_t r = 0; r < opts->repeat; ++r) {
+          auto at = Clock::now();
+          (*entry)(native.args.data());
+          ms.push_back(msSince(at));
+        }
+        backend::fromNative(k, native, got);
       }
       std::sort(ms.begin(), ms.end());
       double best = ms.front(), median = ms[ms.size() / 2];
@@ -171,21 +196,28 @@ Action registerRun(CLI::App &app) {
                                        {"llvmMachineCode", times.machineCodeMs}};
       result["threads"] = threads;
       result["milliseconds"] = {{"best", best}, {"median", median}, {"runs", ms.size()}};
-      result["gflops"] = gflops;
-      if (peak > 0)
-        result["peakFraction"] = gflops / peak;
+      if (cross) {
+        result["emulator"] = cross->emulatorName(); // the times are not the target's
+      } else {
+        result["gflops"] = gflops;
+        if (peak > 0)
+          result["peakFraction"] = gflops / peak;
+      }
       if (text) {
         std::cout << k.name << " on " << target->name << ": compiled in " << (scheduleMs + llvmMs)
                   << " ms (map and schedule " << scheduleMs << ", LLVM " << llvmMs << "); ran "
-                  << ms.size() << "x on " << threads << " thread" << (threads == 1 ? "" : "s")
-                  << ": best " << best << " ms, median " << median << " ms, " << gflops
-                  << " GFLOP/s";
-        if (peak > 0)
-          std::cout << ", " << 100 * gflops / peak << "% of the " << peak << " GFLOP/s peak";
-        std::cout << "\n";
+                  << ms.size() << "x on " << threads << " thread" << (threads == 1 ? "" : "s");
+        if (cross) {
+          std::cout << " under " << cross->emulatorName() << ": best " << best << " ms, median "
+                    << median << " ms (emulated: not the target's speed)\n";
+        } else {
+          std::cout << ": best " << best << " ms, median " << median << " ms, " << gflops
+                    << " GFLOP/s";
+          if (peak > 0)
+            std::cout << ", " << 100 * gflops / peak << "% of the " << peak << " GFLOP/s peak";
+          std::cout << "\n";
+        }
       }
-      interp::Buffers got = buffers;
-      backend::fromNative(k, native, got);
       if (opts->check) {
         interp::Buffers ref = buffers;
         interp::run(k, ref);

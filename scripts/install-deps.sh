@@ -16,6 +16,9 @@ packages=(
   # The editor extension's end-to-end test: a browser (driven by playwright-core), fonts for it,
   # and what code-server's native modules build with (node-gyp: python3; kerberos: libkrb5).
   chromium fonts-liberation libkrb5-dev python3
+  # Running AArch64 and RISC-V code (isamap run --target arm_neon|riscv_rvv): cross compilers,
+  # their OpenMP runtimes, and qemu-user.
+  gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libgomp1-arm64-cross libgomp1-riscv64-cross qemu-user
 )
 
 missing=()

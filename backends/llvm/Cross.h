@@ -1,0 +1,72 @@
+// Running a target's code on a machine of another architecture: the instance is compiled to an
+// object (emitFile, EmitKind::Object), linked with a small generated C driver by Debian's cross
+// compiler, and run under qemu-user (`isamap run --target arm_neon|riscv_rvv ...` on x86-64).
+//
+// Targets. Any target whose triple's architecture differs from this process's and is one of
+//   aarch64  aarch64-linux-gnu-gcc, qemu-aarch64 -L /usr/aarch64-linux-gnu
+//   riscv64  riscv64-linux-gnu-gcc, qemu-riscv64 -L /usr/riscv64-linux-gnu
+//            -cpu rv64,v=true,vlen=256,elen=64,vext_spec=v1.0 (VLEN 256 bits, the SpacemiT X60's)
+//   x86_64   x86_64-linux-gnu-gcc, qemu-x86_64 -L /usr/x86_64-linux-gnu (on a non-x86 host)
+// The driver is linked with `-lgomp -lm` from the cross toolchain's sysroot.
+//
+// Tools. The compiler and the emulator are looked up on the PATH, libgomp in the sysroot
+// (/usr/<gnu triple>/lib/libgomp.so.1). When one is missing, CrossRunner::create fails with a
+// message naming what is missing and the Debian packages to install (for aarch64:
+// `apt-get install gcc-aarch64-linux-gnu libgomp1-arm64-cross qemu-user`); nothing is written.
+//
+// Files. Everything (object, driver source, executable, input and output tensors) lives in one
+// private temporary directory, removed when the CrossRunner is destroyed.
+//
+// Protocol with the driver: `prog REPEAT TIMES_FILE K:PATH...`, one K:PATH per ABI argument in
+// order, K being `i` (read before the call), `o` (written after the last call) or `io` (both).
+// Each file holds the argument's elements exactly as NativeBuffers stores them (outputs start
+// as the 0xFF bytes toNative gives them, so a skipped element is caught). The driver calls
+// NAME__args REPEAT times and writes each call's wall time in milliseconds, one per line, to
+// TIMES_FILE. These times are the emulator's, not the target's: callers must label them so.
+// The driver is killed after kTimeoutSeconds.
+#pragma once
+
+#include "backends/llvm/Backend.h"
+#include "interp/Interpreter.h"
+
+#include <llvm/Support/Error.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace isam::backend {
+
+// True when the target names an LLVM triple whose architecture is not this process's.
+bool isForeignTarget(const hw::Target &target);
+
+class CrossRunner {
+public:
+  static constexpr unsigned kTimeoutSeconds = 600;
+
+  // Finds the tools for the target's architecture and makes the temporary directory; fails
+  // (saying what to install) when a tool is missing or the architecture is not supported.
+  static llvm::Expected<std::unique_ptr<CrossRunner>> create(const hw::Target &target);
+  ~CrossRunner();
+  CrossRunner(const CrossRunner &) = delete;
+  CrossRunner &operator=(const CrossRunner &) = delete;
+
+  // Compiles, links and runs one instance on `buffers` (the interpreter's, inputs filled) and
+  // reads its outputs back into `buffers`. Returns each call's time (emulated, milliseconds).
+  llvm::Expected<std::vector<double>> run(const ir::Kernel &kernel,
+                                          const schedule::KernelSchedule &schedule,
+                                          interp::Buffers &buffers, size_t repeat,
+                                          CompileTimes *times = nullptr);
+
+  // The emulator's name (e.g. "qemu-aarch64"), for labelling the timings.
+  const std::string &emulatorName() const { return emulatorName_; }
+
+private:
+  CrossRunner() = default;
+  hw::Target target_;
+  std::string cc_, emulator_, emulatorName_, dir_;
+  std::vector<std::string> emulatorArgs_;
+  int runs_ = 0;
+};
+
+} // namespace isam::backend

@@ -1,0 +1,215 @@
+// `isamap run --target` for another architecture through the real binary: AArch64 (arm_neon)
+// and RISC-V (riscv_rvv) code cross-linked with Debian's cross compilers and run under
+// qemu-user, checked against the reference interpreter on every sample's small instances; the
+// emulated timing's label; the message when the tools are missing; and, on the host, x86_avx2
+// code run natively. The emulated tests skip (saying why) when the cross tools are absent.
+#include "support/TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+using namespace isam;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kIsamap = ISAMAP_BINARY;
+
+bool has(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+struct Tools {
+  const char *target, *compiler, *emulator, *sysroot, *packages;
+};
+const Tools kArm = {"arm_neon", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu",
+                    "gcc-aarch64-linux-gnu libgomp1-arm64-cross qemu-user"};
+const Tools kRiscv = {"riscv_rvv", "riscv64-linux-gnu-gcc", "qemu-riscv64",
+                      "/usr/riscv64-linux-gnu",
+                      "gcc-riscv64-linux-gnu libgomp1-riscv64-cross qemu-user"};
+
+// Empty when the tools are there, else why the test skips.
+std::string missingTools(const Tools &t) {
+  for (const char *program : {t.compiler, t.emulator})
+    if (test::run(std::string("command -v ") + program).exitCode != 0)
+      return std::string(program) + " is not installed (apt-get install " + t.packages + ")";
+  if (!fs::exists(std::string(t.sysroot) + "/lib/libgomp.so.1"))
+    return std::string(t.sysroot) + "/lib/libgomp.so.1 is missing (apt-get install " + t.packages +
+           ")";
+  return "";
+}
+
+// (sample file, instance) for every instance named *_small or *_unit in samples/.
+std::vector<std::pair<std::string, std::string>> smallInstances() {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::regex decl(R"(^\s*instance\s+([A-Za-z0-9_]+_(?:small|unit))\s*=)");
+  std::vector<fs::path> files;
+  for (const auto &entry : fs::directory_iterator(test::sourceDir() + "/samples"))
+    if (entry.path().extension() == ".isam")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto &file : files) {
+    std::istringstream lines(test::readFile(file.string()));
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);)
+      if (std::regex_search(line, m, decl))
+        out.emplace_back(file.string(), m[1]);
+  }
+  return out;
+}
+
+// This process's scratch directory, removed at exit.
+fs::path scratchRoot() {
+  struct Root {
+    fs::path path = fs::temp_directory_path() / ("isamap-crosstest-" + std::to_string(getpid()));
+    ~Root() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static Root root;
+  return root.path;
+}
+
+// A fresh, empty directory for TMPDIR, so that a run's leftovers can be seen.
+std::string freshTmpDir(const std::string &name) {
+  fs::path dir = scratchRoot() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+bool isEmptyDir(const std::string &dir) {
+  return fs::is_empty(dir);
+}
+
+// Runs every small instance for `target` with --check and expects each to pass.
+void checkSmallInstances(const std::string &target, const std::string &emulator) {
+  auto instances = smallInstances();
+  ASSERT_GE(instances.size(), 20u); // 23 when written
+  std::string tmp = freshTmpDir(target);
+  for (const auto &[file, instance] : instances) {
+    auto r = test::run("TMPDIR=" + tmp + " " + kIsamap + " run " + file + " --instance " +
+                       instance + " --target " + target + " --check --format=json");
+    ASSERT_EQ(r.exitCode, 0) << instance << " on " << target << ":\n" << r.out << r.err;
+    auto results = nlohmann::json::parse(r.out);
+    ASSERT_EQ(results.size(), 1u) << r.out;
+    const auto &result = results[0];
+    EXPECT_EQ(result["instance"], instance);
+    EXPECT_EQ(result["check"]["passed"], true) << instance << ": " << result["check"].dump();
+    EXPECT_LE(result["check"]["maxRelError"].get<double>(),
+              result["check"]["tolerance"].get<double>());
+    if (emulator.empty()) {
+      EXPECT_FALSE(result.contains("emulator")) << instance;
+      EXPECT_TRUE(result.contains("gflops")) << instance;
+    } else {
+      EXPECT_EQ(result.value("emulator", ""), emulator) << instance;
+      EXPECT_FALSE(result.contains("gflops")) << instance << ": emulated speed is not reported";
+    }
+    EXPECT_FALSE(has(r.out, "nan") || has(r.out, "null")) << instance << ": " << r.out;
+  }
+  EXPECT_TRUE(isEmptyDir(tmp)) << "temporary files left in " << tmp;
+}
+
+} // namespace
+
+TEST(CrossRunCli, ArmNeonSmallInstancesPassUnderQemu) {
+#if defined(__aarch64__)
+  GTEST_SKIP() << "the host is AArch64: arm_neon runs natively (RunCliTest)";
+#endif
+  if (auto why = missingTools(kArm); !why.empty())
+    GTEST_SKIP() << why;
+  checkSmallInstances("arm_neon", "qemu-aarch64");
+}
+
+TEST(CrossRunCli, RiscvRvvSmallInstancesPassUnderQemu) {
+  if (auto why = missingTools(kRiscv); !why.empty())
+    GTEST_SKIP() << why;
+  checkSmallInstances("riscv_rvv", "qemu-riscv64");
+}
+
+TEST(CrossRunCli, TextReportLabelsEmulatedTiming) {
+  if (auto why = missingTools(kRiscv); !why.empty())
+    GTEST_SKIP() << why;
+  auto r = test::run(kIsamap + " run " + test::samplePath("gemm.isam") +
+                     " --instance gemm_small --target riscv_rvv --check --repeat 3 --threads 3");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(^gemm_small on riscv_rvv: compiled in [0-9.e+-]+ ms \(map and )"
+                        R"(schedule [0-9.e+-]+, LLVM [0-9.e+-]+\); ran 3x on 3 threads under )"
+                        R"(qemu-riscv64: best [0-9.e+-]+ ms, median [0-9.e+-]+ ms )"
+                        R"(\(emulated: not the target's speed\)\n)")))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "GFLOP/s")) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\ncheck gemm_small: max abs error \S+, max rel error \S+ )"
+                        R"(\(tolerance \S+\) PASS\n)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\n  C: 35 elements, sum \S+, sum\|x\| \S+, first( \S+){8}\n)")))
+      << r.out;
+}
+
+TEST(CrossRunCli, SameOutputsOnEveryTarget) {
+  // The same seed gives the same inputs everywhere: the outputs' sums agree across targets.
+  std::vector<const Tools *> targets;
+  for (const Tools *t : {&kArm, &kRiscv})
+    if (missingTools(*t).empty())
+      targets.push_back(t);
+  if (targets.empty())
+    GTEST_SKIP() << missingTools(kArm);
+  auto sumOf = [](const std::string &target) {
+    auto r = test::run(kIsamap + " run " + test::samplePath("mlp.isam") +
+                       " --instance mlp_small --seed 7 --target " + target + " --format=json");
+    EXPECT_EQ(r.exitCode, 0) << target << ": " << r.err;
+    if (r.exitCode != 0)
+      return 0.0;
+    return nlohmann::json::parse(r.out)[0]["outputs"][0]["sum"].get<double>();
+  };
+  auto ref = test::run(kIsamap + " run " + test::samplePath("mlp.isam") +
+                       " --instance mlp_small --seed 7 --interpret --format=json");
+  ASSERT_EQ(ref.exitCode, 0) << ref.err;
+  double expected = nlohmann::json::parse(ref.out)[0]["outputs"][0]["sum"].get<double>();
+  for (const Tools *t : targets)
+    EXPECT_NEAR(sumOf(t->target), expected, 1e-3 * (1 + std::fabs(expected))) << t->target;
+}
+
+TEST(CrossRunCli, MissingToolsSayWhatToInstall) {
+#if defined(__aarch64__)
+  GTEST_SKIP() << "the host is AArch64: arm_neon needs no emulator";
+#endif
+  // A PATH without the cross compiler or qemu (the binary is named by its full path).
+  std::string emptyBin = freshTmpDir("empty-bin");
+  std::string tmp = freshTmpDir("missing-tools");
+  for (const Tools *t : {&kArm, &kRiscv}) {
+    auto r = test::run("PATH=" + emptyBin + " TMPDIR=" + tmp + " " + kIsamap + " run " +
+                       test::samplePath("gemm.isam") + " --instance gemm_small --target " +
+                       t->target + " --check");
+    EXPECT_EQ(r.exitCode, 1) << t->target << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, std::string("apt-get install ") + t->packages)) << r.err;
+    EXPECT_TRUE(has(r.err, t->compiler)) << r.err;
+    EXPECT_TRUE(has(r.err, t->emulator)) << r.err;
+    EXPECT_TRUE(has(r.err, t->target)) << r.err;
+    EXPECT_FALSE(has(r.err, "internal error") || has(r.err, "Assertion")) << r.err;
+    EXPECT_EQ(r.out, "") << "nothing is run or reported";
+  }
+  EXPECT_TRUE(isEmptyDir(tmp)) << "temporary files left in " << tmp;
+}
+
+TEST(CrossRunCli, HostRunsX86Avx2SmallInstances) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "x86_avx2 code runs natively only on an x86-64 host";
+#else
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this x86-64 CPU lacks AVX2 or FMA";
+  checkSmallInstances("x86_avx2", "");
+#endif
+}
