@@ -129,14 +129,16 @@ const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopF
     const hw::Target *t = k ? target(s.target, problem) : nullptr;
     if (!k || !t || (stop && stop()))
       return nullptr;
+    // The mappings this analysis keeps (the lenses and hovers ask for both) are not made again.
+    const auto *known = mappings(s, stop, problem);
+    if (!known)
+      return nullptr;
     schedule::ScheduleOptions options;
     options.budget.candidates = settings_.scheduleCandidates;
     options.budget.milliseconds = 2000;
-    mapping::MapOptions mapOptions;
-    mapOptions.budgetMs = settings_.mappingBudgetMs;
     DiagnosticSink &diags = session_->diagnostics();
     size_t before = diags.errorCount(), first = diags.all().size();
-    auto ks = session_->schedule(*k, *t, options, mapOptions);
+    auto ks = session_->schedule(*k, *t, options, {}, known);
     std::optional<schedule::KernelSchedule> result;
     if (diags.errorCount() == before)
       result = std::move(ks);

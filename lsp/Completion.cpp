@@ -115,9 +115,13 @@ void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t o
 void targetItems(Analysis &a, Items &items, const ast::TargetDecl &t) {
   items.keywords({"llvm", "memory", "registers", "unit", "instr", "move", "on", "in", "out",
                   "inout", "cost", "asm"});
-  for (const char *p : {"cores", "clock", "size", "line", "banks", "bandwidth", "latency", "count",
-                        "width", "per_cycle", "triple", "cpu", "features"})
-    items.add(p, Property, "property");
+  for (auto block :
+       {sema::PropertyBlock::Target, sema::PropertyBlock::Memory, sema::PropertyBlock::Registers,
+        sema::PropertyBlock::Unit, sema::PropertyBlock::Cost})
+    for (const auto &key : sema::propertyKeys(block))
+      items.add(key, Property, "property");
+  for (const auto &field : sema::llvmFields())
+    items.add(field, Property, "llvm field");
   int target = symbolDeclaredAt(a, t.name.range);
   for (int c : target >= 0 ? a.index().children(target) : std::vector<int>{}) {
     const auto &s = a.index().symbols()[size_t(c)];

@@ -393,10 +393,13 @@ schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) 
 
 schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::Target &target,
                                            const schedule::ScheduleOptions &options,
-                                           const mapping::MapOptions &mapOptions) {
+                                           const mapping::MapOptions &mapOptions,
+                                           const std::vector<mapping::StatementMappings> *known) {
   schedule::StatementPins pins;
   if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
     pins = pinsOf(*it->second, diags_);
+  if (known)
+    return schedule::scheduleKernel(kernel, target, *known, pins, options, diags_);
   auto maps = mappings(kernel, target, mapOptions);
   return schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
 }

@@ -76,9 +76,12 @@ public:
                                                    const mapping::MapOptions &options = {});
   // The schedule of every statement of `kernel` on `target`, honouring the kernel's `schedule`
   // blocks (a block pins decisions for the statement written just before it).
+  // `known`, when given, are the kernel's mappings onto `target` computed before (editors keep
+  // them), so that they are not computed again.
   schedule::KernelSchedule schedule(const ir::Kernel &kernel, const hw::Target &target,
                                     const schedule::ScheduleOptions &options = {},
-                                    const mapping::MapOptions &mapOptions = {});
+                                    const mapping::MapOptions &mapOptions = {},
+                                    const std::vector<mapping::StatementMappings> *known = nullptr);
   // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
   bool isSystem(const std::string &name);
 

@@ -81,32 +81,11 @@ bool isFunction(std::string_view w) {
   return false;
 }
 
-// The blocks that hold properties, each with the keys sema/Hardware.cpp reads there (its
-// PropertyReader tables; keep the two in step).
-enum class Block { Target, Memory, Registers, Unit, Cost, Link };
+using Block = sema::PropertyBlock;
 
 bool isPropertyKey(Block b, std::string_view key) {
-  switch (b) {
-  case Block::Target:
-    return oneOf(key, {"cores", "clock"});
-  case Block::Memory:
-    return oneOf(key, {"size", "line", "banks", "bandwidth", "latency"});
-  case Block::Registers:
-    return oneOf(key, {"count", "width", "latency"});
-  case Block::Unit:
-    return oneOf(key, {"count"});
-  case Block::Cost:
-    return oneOf(key, {"latency", "per_cycle", "bandwidth"});
-  case Block::Link:
-    return oneOf(key, {"bandwidth", "latency"});
-  }
-  return false;
-}
-
-// Each side of `B/cycle` is one word; sema/Hardware.cpp knows these.
-bool isUnitWord(std::string_view w) {
-  return oneOf(w, {"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "Hz", "kHz", "KHz",
-                   "MHz", "GHz", "cycle", "cycles", "s"});
+  auto keys = sema::propertyKeys(b);
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 bool isScheduleKey(std::string_view w) {
@@ -682,7 +661,8 @@ private:
       if (end < begin || first.size() + second.size() > end - begin)
         continue;
       auto kind = [](std::string_view w) {
-        return isUnitWord(w) ? OccurrenceKind::UnitOfMeasure : OccurrenceKind::Unresolved;
+        return sema::isUnitOfMeasure(std::string(w)) ? OccurrenceKind::UnitOfMeasure
+                                                     : OccurrenceKind::Unresolved;
       };
       mark({q.unitRange.file, begin, begin + uint32_t(first.size())}, kind(first));
       if (slash != std::string_view::npos)
@@ -693,7 +673,8 @@ private:
   void target(const ast::TargetDecl &t, TargetInfo &info) {
     declaration(info.symbol);
     for (const auto &f : t.llvm)
-      mark(f.key.range, oneOf(f.key.name, {"triple", "cpu", "features"})
+      mark(f.key.range, std::find(sema::llvmFields().begin(), sema::llvmFields().end(),
+                                  f.key.name) != sema::llvmFields().end()
                             ? OccurrenceKind::LlvmKey
                             : OccurrenceKind::Unresolved);
     properties(t.props, Block::Target);

@@ -30,13 +30,42 @@ const char *example(QuantityKind k) {
 
 std::optional<double> bytesUnit(const std::string &u) {
   static const std::map<std::string, double> units = {
-      {"B", 1},      {"KB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
-      {"TB", 1e12},  {"KiB", 1024.0},      {"MiB", 1048576.0},   {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0},
+      {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+      {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+      {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
   };
   if (auto it = units.find(u); it != units.end())
     return it->second;
   return std::nullopt;
+}
+
+std::optional<double> frequencyUnit(const std::string &u) {
+  static const std::map<std::string, double> units = {
+      {"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+  if (auto it = units.find(u); it != units.end())
+    return it->second;
+  return std::nullopt;
+}
+
+// What each property block accepts, and the kind of value each key takes.
+const std::map<std::string, QuantityKind> &propertyTable(PropertyBlock block) {
+  using QK = QuantityKind;
+  static const std::map<PropertyBlock, std::map<std::string, QuantityKind>> tables = {
+      {PropertyBlock::Target, {{"cores", QK::Count}, {"clock", QK::Frequency}}},
+      {PropertyBlock::Memory,
+       {{"size", QK::Bytes},
+        {"line", QK::Bytes},
+        {"banks", QK::Count},
+        {"bandwidth", QK::Bandwidth},
+        {"latency", QK::Cycles}}},
+      {PropertyBlock::Registers,
+       {{"count", QK::Count}, {"width", QK::Bytes}, {"latency", QK::Cycles}}},
+      {PropertyBlock::Unit, {{"count", QK::Count}}},
+      {PropertyBlock::Cost,
+       {{"latency", QK::Cycles}, {"per_cycle", QK::Rate}, {"bandwidth", QK::Bandwidth}}},
+      {PropertyBlock::Link, {{"bandwidth", QK::Bandwidth}, {"latency", QK::Cycles}}},
+  };
+  return tables.at(block);
 }
 
 // A property value in base units: bytes, Hz, bytes per cycle (or per second, flagged), cycles.
@@ -73,12 +102,10 @@ std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, Diagnos
     return Value{q.value * *scale};
   }
   case QuantityKind::Frequency: {
-    static const std::map<std::string, double> units = {
-        {"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
-    auto it = units.find(q.unit);
-    if (it == units.end() || q.value <= 0)
+    auto scale = frequencyUnit(q.unit);
+    if (!scale || q.value <= 0)
       return bad();
-    return Value{q.value * it->second};
+    return Value{q.value * *scale};
   }
   case QuantityKind::Bandwidth: {
     auto slash = q.unit.find('/');
@@ -98,9 +125,9 @@ std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, Diagnos
 // diagnosed with a suggestion.
 class PropertyReader {
 public:
-  PropertyReader(const std::vector<ast::Property> &props, std::map<std::string, QuantityKind> known,
+  PropertyReader(const std::vector<ast::Property> &props, PropertyBlock block,
                  const std::string &where, DiagnosticSink &diags)
-      : known_(std::move(known)), diags_(diags) {
+      : known_(propertyTable(block)), diags_(diags) {
     std::vector<std::string> names;
     for (const auto &[k, _] : known_)
       names.push_back(k);
@@ -242,8 +269,9 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
     if (in.incomplete)
       return false;
     diags.error("E0509", in.name.range,
-                "'" + in.name.name + "' has no semantics; describe what it computes, e.g. "
-                "{ acc[i] += a[i] * b; }");
+                "'" + in.name.name +
+                    "' has no semantics; describe what it computes, e.g. "
+                    "{ acc[i] += a[i] * b; }");
     return false;
   }
   for (const auto &s : in.body) {
@@ -275,9 +303,7 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
     }
   }
 
-  PropertyReader cost(in.cost,
-                      {{"latency", QK::Cycles}, {"per_cycle", QK::Rate}, {"bandwidth", QK::Bandwidth}},
-                      "cost", diags);
+  PropertyReader cost(in.cost, PropertyBlock::Cost, "cost", diags);
   ok = ok && cost.ok;
   out.cost.latencyCycles = cost.getOr("latency", 1);
   out.cost.perCycle = cost.getOr("per_cycle", 1);
@@ -302,8 +328,10 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
       std::string name = a.substr(open + 1, close - open - 1);
       if (!operandNames.count(name) && !ctx.sizes.names.count(name)) {
         diags.error("E0507", in.asmRange,
-                    "the asm template names '{" + name + "}', which is neither an operand nor a "
-                    "size parameter of '" + out.name + "'");
+                    "the asm template names '{" + name +
+                        "}', which is neither an operand nor a "
+                        "size parameter of '" +
+                        out.name + "'");
         ok = false;
       }
     }
@@ -337,15 +365,15 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     else if (f.key.name == "features")
       t.features = f.value;
     else {
-      auto &d = diags.error("E0501", f.key.range,
-                            "unknown llvm field '" + f.key.name + "' (known: triple, cpu, features)");
-      if (auto m = closestMatch(f.key.name, {"triple", "cpu", "features"}); !m.empty())
+      auto &d =
+          diags.error("E0501", f.key.range,
+                      "unknown llvm field '" + f.key.name + "' (known: triple, cpu, features)");
+      if (auto m = closestMatch(f.key.name, llvmFields()); !m.empty())
         d.fix(f.key.range, m);
       ok = false;
     }
   }
-  PropertyReader props(decl.props, {{"cores", QK::Count}, {"clock", QK::Frequency}}, "target",
-                       diags);
+  PropertyReader props(decl.props, PropertyBlock::Target, "target", diags);
   ok = ok && props.ok;
   t.cores = uint32_t(std::max(1.0, props.getOr("cores", 1)));
   t.clockHz = props.getOr("clock", 1e9);
@@ -365,27 +393,18 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     mem.isRegisters = m.isRegisters;
     mem.range = m.range;
     if (m.isRegisters) {
-      PropertyReader r(m.props,
-                       {{"count", QK::Count}, {"width", QK::Bytes}, {"latency", QK::Cycles}},
-                       "registers", diags);
+      PropertyReader r(m.props, PropertyBlock::Registers, "registers", diags);
       ok = ok && r.ok;
       mem.registerCount = uint32_t(r.getOr("count", 0));
       mem.registerBytes = uint32_t(r.getOr("width", 0));
       mem.latencyCycles = r.getOr("latency", 0);
       mem.sizeBytes = uint64_t(mem.registerCount) * mem.registerBytes;
       if (r.ok && (!r.get("count") || !r.get("width"))) {
-        diags.error("E0508", m.name.range,
-                    "registers '" + mem.name + "' need `count` and `width`");
+        diags.error("E0508", m.name.range, "registers '" + mem.name + "' need `count` and `width`");
         ok = false;
       }
     } else {
-      PropertyReader r(m.props,
-                       {{"size", QK::Bytes},
-                        {"line", QK::Bytes},
-                        {"banks", QK::Count},
-                        {"bandwidth", QK::Bandwidth},
-                        {"latency", QK::Cycles}},
-                       "memory", diags);
+      PropertyReader r(m.props, PropertyBlock::Memory, "memory", diags);
       ok = ok && r.ok;
       mem.sizeBytes = uint64_t(r.getOr("size", 0));
       mem.lineBytes = uint32_t(r.getOr("line", 0));
@@ -411,7 +430,8 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
       for (const auto &mm : t.memories)
         if (mm.name != m.name.name)
           names.push_back(mm.name);
-      auto &d = diags.error("E0504", m.parent->range, "unknown parent memory '" + m.parent->name + "'");
+      auto &d =
+          diags.error("E0504", m.parent->range, "unknown parent memory '" + m.parent->name + "'");
       if (auto c = closestMatch(m.parent->name, names); !c.empty())
         d.message += "; did you mean '" + c + "'?", d.fix(m.parent->range, c);
       ok = false;
@@ -426,8 +446,9 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     for (int p = t.memories[i].parent; p >= 0; p = t.memories[p].parent) {
       if (++steps > t.memories.size()) {
         diags.error("E0505", t.memories[i].range,
-                    "memory '" + t.memories[i].name + "' is its own ancestor; parents must form a "
-                    "hierarchy ending at an outermost memory");
+                    "memory '" + t.memories[i].name +
+                        "' is its own ancestor; parents must form a "
+                        "hierarchy ending at an outermost memory");
         ok = false;
         for (auto &m : t.memories)
           m.parent = -1;
@@ -446,7 +467,7 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
       continue;
     }
     unitSeen[u.name.name] = u.name.range;
-    PropertyReader r(u.props, {{"count", QK::Count}}, "unit", diags);
+    PropertyReader r(u.props, PropertyBlock::Unit, "unit", diags);
     ok = ok && r.ok;
     t.units.push_back({u.name.name, uint32_t(std::max(1.0, r.getOr("count", 1))), u.range});
   }
@@ -515,8 +536,7 @@ std::optional<hw::System> buildSystem(const ast::SystemDecl &decl, const Symbols
     s.shared.push_back(std::move(refs));
   }
   for (const auto &l : decl.links) {
-    PropertyReader r(l.props, {{"bandwidth", QK::Bandwidth}, {"latency", QK::Cycles}}, "link",
-                     diags);
+    PropertyReader r(l.props, PropertyBlock::Link, "link", diags);
     ok = ok && r.ok;
     hw::Link link;
     link.from = memory(l.from);
@@ -528,6 +548,23 @@ std::optional<hw::System> buildSystem(const ast::SystemDecl &decl, const Symbols
   if (!ok)
     return std::nullopt;
   return s;
+}
+
+std::vector<std::string> propertyKeys(PropertyBlock block) {
+  std::vector<std::string> keys;
+  for (const auto &[key, _] : propertyTable(block))
+    keys.push_back(key);
+  return keys;
+}
+
+bool isUnitOfMeasure(const std::string &word) {
+  return bytesUnit(word) || frequencyUnit(word) || word == "cycle" || word == "cycles" ||
+         word == "s";
+}
+
+const std::vector<std::string> &llvmFields() {
+  static const std::vector<std::string> fields = {"triple", "cpu", "features"};
+  return fields;
 }
 
 } // namespace isam::sema

@@ -36,8 +36,8 @@ bool checkKernel(const ast::KernelDecl &kernel, DiagnosticSink &diags);
 // Binds the kernel's size parameters and builds the IR: shapes, range inference, bounds.
 // `name` names the result; `use` is where the binding was written (for notes), if anywhere.
 std::optional<ir::Kernel> instantiate(const ast::KernelDecl &kernel, const std::string &name,
-                                      const std::map<std::string, int64_t> &sizes,
-                                      SourceRange use, DiagnosticSink &diags);
+                                      const std::map<std::string, int64_t> &sizes, SourceRange use,
+                                      DiagnosticSink &diags);
 
 // Evaluates an `instance` declaration's size arguments and instantiates.
 std::optional<ir::Kernel> instantiate(const ast::InstanceDecl &instance, const Symbols &symbols,
@@ -55,5 +55,16 @@ struct FunctionInfo {
   int arity;
 };
 const std::vector<FunctionInfo> &knownFunctions();
+
+// The blocks of a hardware description that hold properties, and the keys each accepts: the
+// tables buildTarget and buildSystem read properties with (editors classify and complete from
+// them too).
+enum class PropertyBlock { Target, Memory, Registers, Unit, Cost, Link };
+std::vector<std::string> propertyKeys(PropertyBlock block);
+// Whether `word` is a unit a property value may carry: a size, a frequency, or one side of a
+// bandwidth (`B/cycle`, `GB/s`).
+bool isUnitOfMeasure(const std::string &word);
+// The fields of an `llvm` line: triple, cpu, features.
+const std::vector<std::string> &llvmFields();
 
 } // namespace isam::sema
