@@ -1,8 +1,12 @@
 // `isamap compile FILE --target NAME --emit=KIND -o OUT`: native code for the selected
-// instances, as an object, assembly, LLVM IR, a shared library or a C header.
+// instances, as an object, assembly, LLVM IR, a shared library or a C header; for an
+// accelerator (a target with no LLVM triple), the instruction stream as a listing (asm) or as
+// the JSON the simulator reads (stream).
 #include "Commands.h"
 #include "Common.h"
+#include "backends/accel/Emit.h"
 #include "backends/llvm/Emit.h"
+#include "source/FileIo.h"
 
 #include <chrono>
 #include <iostream>
@@ -28,6 +32,8 @@ const char *extension(const std::string &kind) {
     return ".so";
   if (kind == "header")
     return ".h";
+  if (kind == "stream")
+    return ".stream.json";
   return ".o";
 }
 
@@ -35,7 +41,7 @@ const char *extension(const std::string &kind) {
 
 Action registerCompile(CLI::App &app) {
   struct Options {
-    std::string file, target, emit = "obj", output;
+    std::string file, target, emit, output;
     CommonOptions common;
     SelectorOptions selector;
     SearchOptions search;
@@ -46,8 +52,11 @@ Action registerCompile(CLI::App &app) {
   cmd->add_option("file", opts->file, "The .isam file")->required();
   cmd->add_option("-t,--target", opts->target, "Target name (e.g. host, x86_avx512, arm_neon)")
       ->required();
-  cmd->add_option("--emit", opts->emit, "What to write: obj, asm, llvm, shared or header")
-      ->check(CLI::IsMember({"obj", "asm", "llvm", "shared", "header"}));
+  cmd->add_option("--emit", opts->emit,
+                  "What to write: obj (the default), asm, llvm, shared or header; for an "
+                  "accelerator, asm (the default: the instruction listing) or stream (its JSON "
+                  "form)")
+      ->check(CLI::IsMember({"obj", "asm", "llvm", "shared", "header", "stream"}));
   cmd->add_option("-o,--output", opts->output,
                   "Output file (default: FILE's stem and the "
                   "usual extension, in the current directory)");
@@ -66,6 +75,8 @@ Action registerCompile(CLI::App &app) {
       printDiagnostics(session, opts->common.format);
       return 1;
     }
+    if (opts->emit.empty())
+      opts->emit = accel::isAccelerator(*target) ? "asm" : "obj";
     auto start = std::chrono::steady_clock::now();
     std::vector<schedule::KernelSchedule> schedules;
     for (const auto &k : kernels)
@@ -87,7 +98,35 @@ Action registerCompile(CLI::App &app) {
       output = stem + extension(opts->emit);
     }
     backend::CompileTimes times;
-    if (auto e = backend::emitFile(kKinds.at(opts->emit), *target, code, output, &times)) {
+    if (accel::isAccelerator(*target)) {
+      if (opts->emit != "asm" && opts->emit != "stream") {
+        std::cerr << "isamap compile: " << target->name
+                  << " has no LLVM backend (it names no triple): --emit=asm writes its "
+                     "instruction listing, --emit=stream the stream's JSON\n";
+        return 1;
+      }
+      std::string text;
+      nlohmann::json programs = nlohmann::json::array();
+      try {
+        for (size_t i = 0; i < kernels.size(); ++i) {
+          accel::Program p = accel::program(kernels[i], *target, schedules[i]);
+          if (opts->emit == "asm")
+            text.append(i ? "\n" : "").append(accel::listing(p, kernels[i], *target));
+          else
+            programs.push_back(accel::toJson(p, *target));
+        }
+      } catch (const accel::Error &e) {
+        std::cerr << "isamap compile: " << e.what() << "\n";
+        return 1;
+      }
+      if (opts->emit == "stream")
+        text = (programs.size() == 1 ? programs[0] : programs).dump() + "\n";
+      std::string error;
+      if (!writeFileAtomically(output, text, error)) {
+        std::cerr << "isamap compile: " << error << "\n";
+        return 1;
+      }
+    } else if (auto e = backend::emitFile(kKinds.at(opts->emit), *target, code, output, &times)) {
       std::cerr << "isamap compile: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }

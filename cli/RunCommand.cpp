@@ -1,9 +1,13 @@
 // `isamap run FILE`: executes the selected instances on seeded random inputs, either with the
 // reference interpreter (--interpret) or as native code compiled for a target in process
 // (--target NAME, ORC JIT; for another architecture, cross-linked and run under qemu-user, see
-// backends/llvm/Cross.h, where the times are the emulator's), which can be checked against the
-// interpreter (--check) and timed (--repeat). Prints a summary of each output.
+// backends/llvm/Cross.h, where the times are the emulator's), or, for an accelerator that
+// exists only as its description, as an instruction stream on the simulator (AccelRun.h). The
+// result can be checked against the interpreter (--check) and timed (--repeat). Prints a
+// summary of each output.
+#include "AccelRun.h"
 #include "Commands.h"
+#include "backends/accel/Emit.h"
 #include "Common.h"
 #include "backends/llvm/Cross.h"
 #include "backends/llvm/Jit.h"
@@ -62,11 +66,37 @@ unsigned threadsFor(const hw::Target &target) {
   return n > 0 ? unsigned(n) : std::max(1u, target.cores);
 }
 
+// With `check`, compares `got` with the interpreter's run on `inputs`; false beyond tolerance.
+bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
+                           const interp::Buffers &got, bool check, bool text,
+                           nlohmann::json &result) {
+  if (!check)
+    return true;
+  interp::Buffers ref = inputs;
+  interp::run(k, ref);
+  auto cmp = interp::compareOutputs(k, ref, got);
+  double tol = interp::tolerance(k);
+  bool ok = cmp.maxRelError <= tol;
+  result["check"] = {{"maxAbsError", cmp.maxAbsError},
+                     {"maxRelError", cmp.maxRelError},
+                     {"tolerance", tol},
+                     {"passed", ok}};
+  if (text) {
+    std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
+              << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") ";
+    if (ok)
+      std::cout << "PASS\n";
+    else
+      std::cout << "FAIL at " << cmp.worstTensor << "[" << cmp.worstIndex << "]\n";
+  }
+  return ok;
+}
+
 } // namespace
 
 Action registerRun(CLI::App &app) {
   struct Options {
-    std::string file, target;
+    std::string file, target, trace;
     CommonOptions common;
     SelectorOptions selector;
     SearchOptions search;
@@ -94,6 +124,10 @@ Action registerRun(CLI::App &app) {
                   "target's cores)")
       ->check(CLI::Range(1u, 4096u))
       ->needs(target);
+  cmd->add_option("--trace", opts->trace,
+                  "Simulated targets: write a Chrome trace of the run (one per instance: the "
+                  "instance's name goes before the extension)")
+      ->needs(target);
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);
@@ -112,13 +146,28 @@ Action registerRun(CLI::App &app) {
     std::optional<hw::Target> target;
     std::unique_ptr<backend::Jit> jit;
     std::unique_ptr<backend::CrossRunner> cross; // another architecture: under qemu-user
+    bool simulated = false;                       // an accelerator: on the simulator
     if (!opts->target.empty()) {
       target = session.target(opts->target);
       if (session.diagnostics().hasErrors() || !target) {
         printDiagnostics(session, opts->common.format);
         return 1;
       }
-      if (backend::isForeignTarget(*target)) {
+      simulated = accel::isAccelerator(*target);
+      if (!simulated && !opts->trace.empty()) {
+        std::cerr << "isamap run: --trace is for simulated targets; " << target->name
+                  << " runs natively\n";
+        return 2;
+      }
+      if (simulated && (opts->repeat > 1 || opts->threads)) {
+        std::cerr << "isamap run: " << target->name
+                  << " is simulated: its cycles do not vary, and it has no threads; drop "
+                     "--repeat and --threads\n";
+        return 2;
+      }
+      if (simulated) {
+        // The simulator needs no code generator.
+      } else if (backend::isForeignTarget(*target)) {
         auto made = backend::CrossRunner::create(*target);
         if (!made) {
           std::cerr << "isamap run: " << llvm::toString(made.takeError()) << "\n";
@@ -141,7 +190,7 @@ Action registerRun(CLI::App &app) {
     for (const auto &k : kernels) {
       interp::Buffers buffers = interp::randomInputs(k, opts->seed);
       nlohmann::json result = {{"instance", k.name}, {"seed", opts->seed}};
-      if (!jit && !cross) {
+      if (!jit && !cross && !simulated) {
         auto start = Clock::now();
         interp::run(k, buffers);
         double ms = msSince(start);
@@ -157,6 +206,21 @@ Action registerRun(CLI::App &app) {
       if (session.diagnostics().hasErrors())
         break;
       double scheduleMs = msSince(start);
+      if (simulated) {
+        interp::Buffers got = buffers;
+        result["compileMilliseconds"] = {{"schedule", scheduleMs}};
+        try {
+          simulateInstance(k, *target, ks, got,
+                           tracePathFor(opts->trace, k.name, kernels.size() > 1), text, result);
+        } catch (const accel::Error &e) {
+          std::cerr << "isamap run: " << e.what() << "\n";
+          return 1;
+        }
+        failed = !checkAgainstReference(k, buffers, got, opts->check, text, result) || failed;
+        result["outputs"] = summariseOutputs(k, got, opts->show, text);
+        results.push_back(result);
+        continue;
+      }
       backend::CompileTimes times;
       std::vector<double> ms;
       interp::Buffers got = buffers;
@@ -218,26 +282,7 @@ Action registerRun(CLI::App &app) {
           std::cout << "\n";
         }
       }
-      if (opts->check) {
-        interp::Buffers ref = buffers;
-        interp::run(k, ref);
-        auto cmp = interp::compareOutputs(k, ref, got);
-        double tol = interp::tolerance(k);
-        bool ok = cmp.maxRelError <= tol;
-        failed = failed || !ok;
-        result["check"] = {{"maxAbsError", cmp.maxAbsError},
-                           {"maxRelError", cmp.maxRelError},
-                           {"tolerance", tol},
-                           {"passed", ok}};
-        if (text) {
-          std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
-                    << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") ";
-          if (ok)
-            std::cout << "PASS\n";
-          else
-            std::cout << "FAIL at " << cmp.worstTensor << "[" << cmp.worstIndex << "]\n";
-        }
-      }
+      failed = !checkAgainstReference(k, buffers, got, opts->check, text, result) || failed;
       result["outputs"] = summariseOutputs(k, got, opts->show, text);
       results.push_back(result);
     }

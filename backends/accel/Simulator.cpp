@@ -1,0 +1,674 @@
+#include "backends/accel/Simulator.h"
+
+#include "backends/accel/Emit.h"
+#include "source/FileIo.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+namespace isam::accel {
+
+namespace {
+
+std::string hex(uint64_t x) {
+  std::ostringstream o;
+  o << "0x" << std::hex << x;
+  return o.str();
+}
+
+double loadElement(const uint8_t *p, ir::ElemType t) {
+  switch (t) {
+  case ir::ElemType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case ir::ElemType::F64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  case ir::ElemType::I32: {
+    int32_t i;
+    std::memcpy(&i, p, 4);
+    return i;
+  }
+  case ir::ElemType::I8:
+    return int8_t(*p);
+  case ir::ElemType::BF16: {
+    uint32_t bits = uint32_t(p[0] | (p[1] << 8)) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case ir::ElemType::F16: {
+    _Float16 h;
+    std::memcpy(&h, p, 2);
+    return double(h);
+  }
+  }
+  return 0;
+}
+
+void storeElement(uint8_t *p, ir::ElemType t, double v) {
+  v = interp::roundTo(t, v);
+  switch (t) {
+  case ir::ElemType::F32: {
+    float f = float(v);
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case ir::ElemType::F64:
+    std::memcpy(p, &v, 8);
+    return;
+  case ir::ElemType::I32: {
+    int32_t i = int32_t(v);
+    std::memcpy(p, &i, 4);
+    return;
+  }
+  case ir::ElemType::I8:
+    *p = uint8_t(int8_t(v));
+    return;
+  case ir::ElemType::BF16: {
+    float f = float(v); // already rounded to bf16: the upper half is exact
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    p[0] = uint8_t(bits >> 16);
+    p[1] = uint8_t(bits >> 24);
+    return;
+  }
+  case ir::ElemType::F16: {
+    _Float16 h = _Float16(v);
+    std::memcpy(p, &h, 2);
+    return;
+  }
+  }
+}
+
+// Per-line times of one memory: when its last write lands and its last read ends.
+struct Lines {
+  uint64_t lineBytes = 64;
+  bool sparse = false; // the outermost memory: only written lines are kept
+  std::vector<double> written, read;
+  std::unordered_map<uint64_t, double> writtenSparse;
+
+  double writeReady(uint64_t line) const {
+    if (sparse) {
+      auto it = writtenSparse.find(line);
+      return it == writtenSparse.end() ? 0 : it->second;
+    }
+    return written[line];
+  }
+};
+
+} // namespace
+
+struct Simulator::State {
+  const ir::Kernel &k;
+  const hw::Target &t;
+  interp::Buffers *buffers;
+  SimOptions options;
+  std::vector<Allocation> allocations;
+  int dram = -1;
+  // Function.
+  std::vector<std::vector<uint8_t>> memory;
+  // Time.
+  std::vector<Lines> lines;
+  struct UnitState {
+    std::vector<double> laneFree;
+    double lastStart = 0;
+    int traceTid = 0;
+  };
+  std::vector<UnitState> units;
+  std::vector<double> channelFree; // per memory
+  double floor = 0;                // host barrier
+  double end = 0;
+  int lastStatement = -1;
+  double statementStart = 0;
+  SimResult result;
+  nlohmann::json trace = nlohmann::json::array();
+
+  State(const ir::Kernel &k, const hw::Target &t, interp::Buffers *b, SimOptions o)
+      : k(k), t(t), buffers(b), options(std::move(o)) {}
+
+  // ---- memories ----------------------------------------------------------------------------
+
+  void checkRange(int m, uint64_t address, uint64_t bytes, const std::string &what) {
+    const hw::Memory &mem = t.memories[size_t(m)];
+    if (mem.sizeBytes > 0 && address + bytes > mem.sizeBytes)
+      throw Error(what + " accesses " + mem.name + "[" + hex(address) + ", " +
+                  hex(address + bytes) + "), beyond its " + std::to_string(mem.sizeBytes) +
+                  " B");
+    if (options.functional && memory[size_t(m)].size() < address + bytes)
+      memory[size_t(m)].resize(address + bytes, 0);
+  }
+
+  uint8_t *at(int m, uint64_t address) { return memory[size_t(m)].data() + address; }
+
+  // Every element of a region's valid part: f(byte address, coordinates).
+  template <class F> void forEachValid(const Region &r, F &&f) {
+    std::vector<int64_t> c(r.valid.size(), 0);
+    for (int64_t v : r.valid)
+      if (v <= 0)
+        return;
+    for (;;) {
+      uint64_t a = r.address;
+      for (size_t d = 0; d < c.size(); ++d)
+        a += uint64_t(c[d] * r.strides[d]);
+      f(a, c);
+      size_t d = c.size();
+      while (d-- > 0) {
+        if (++c[d] < r.valid[d])
+          break;
+        c[d] = 0;
+      }
+      if (d == size_t(-1))
+        return;
+    }
+  }
+
+  // The byte span [first, last] of a region's valid part, checked against its memory.
+  void checkRegion(const Region &r, int elemBytes, const std::string &what) {
+    uint64_t last = r.address;
+    for (size_t d = 0; d < r.valid.size(); ++d) {
+      if (r.valid[d] <= 0)
+        return;
+      last += uint64_t((r.valid[d] - 1) * r.strides[d]);
+    }
+    checkRange(r.memory, r.address, last - r.address + uint64_t(elemBytes), what);
+  }
+
+  // ---- host ops ----------------------------------------------------------------------------
+
+  uint64_t tensorAddress(int tensor) const {
+    for (const auto &a : allocations)
+      if (!a.view && a.tensor == tensor)
+        return a.address;
+    throw Error("no allocation holds tensor " + k.tensors[size_t(tensor)].name);
+  }
+
+  void toDram() {
+    for (size_t i = 0; i < k.tensors.size(); ++i) {
+      const ir::Tensor &tt = k.tensors[i];
+      int eb = ir::elemTypeBytes(tt.type);
+      uint64_t base = tensorAddress(int(i));
+      checkRange(dram, base, uint64_t(tt.elementCount()) * eb, "tensor " + tt.name);
+      for (size_t e = 0; e < (*buffers)[i].size(); ++e)
+        storeElement(at(dram, base + e * eb), tt.type, (*buffers)[i][e]);
+    }
+  }
+
+  void fromDram() {
+    for (size_t i = 0; i < k.tensors.size(); ++i) {
+      const ir::Tensor &tt = k.tensors[i];
+      int eb = ir::elemTypeBytes(tt.type);
+      uint64_t base = tensorAddress(int(i));
+      for (size_t e = 0; e < (*buffers)[i].size(); ++e)
+        (*buffers)[i][e] = loadElement(at(dram, base + e * eb), tt.type);
+    }
+  }
+
+  // The address of an allocation's element at a statement point (reading through `access`
+  // when the allocation is the tensor itself).
+  uint64_t elementAddress(const Allocation &a, const ir::Access &access,
+                          const std::vector<int64_t> &point) const {
+    const ir::Tensor &tt = k.tensors[size_t(a.tensor)];
+    int eb = ir::elemTypeBytes(tt.type);
+    if (!a.view)
+      return a.address + uint64_t(interp::flatIndex(tt, access, point)) * eb;
+    const ir::Statement &s = k.statements[size_t(a.statement)];
+    uint64_t flat = 0;
+    for (size_t d = 0; d < a.extents.size(); ++d) {
+      int64_t x = 0;
+      for (int i : a.groups[d])
+        x = x * s.indices[size_t(i)].extent + point[size_t(i)];
+      flat = flat * uint64_t(a.extents[d]) + uint64_t(x);
+    }
+    return a.address + flat * eb;
+  }
+
+  // Every point of a view: the statement point it stands for.
+  template <class F> void forEachViewPoint(const Allocation &a, F &&f) {
+    const ir::Statement &s = k.statements[size_t(a.statement)];
+    std::vector<int64_t> x(a.extents.size(), 0), point(s.indices.size(), 0);
+    for (;;) {
+      for (size_t d = 0; d < x.size(); ++d) {
+        int64_t v = x[d];
+        for (size_t j = a.groups[d].size(); j-- > 0;) {
+          int i = a.groups[d][j];
+          point[size_t(i)] = v % s.indices[size_t(i)].extent;
+          v /= s.indices[size_t(i)].extent;
+        }
+      }
+      f(point);
+      size_t d = x.size();
+      while (d-- > 0) {
+        if (++x[d] < a.extents[d])
+          break;
+        x[d] = 0;
+      }
+      if (d == size_t(-1))
+        return;
+    }
+  }
+
+  void hostOp(const Op &op) {
+    ++result.hostOps;
+    floor = std::max(floor, end);
+    switch (op.kind) {
+    case Op::Kind::HostStatement: {
+      if (options.functional) {
+        fromDram();
+        ir::Kernel one = k;
+        one.statements = {k.statements[size_t(op.statement)]};
+        interp::run(one, *buffers);
+        toDram();
+      }
+      traceHost("host: " + k.statements[size_t(op.statement)].text);
+      return;
+    }
+    case Op::Kind::HostPack:
+    case Op::Kind::HostUnpack: {
+      const Allocation &v = allocations[size_t(op.allocation)];
+      const ir::Tensor &tt = k.tensors[size_t(v.tensor)];
+      int eb = ir::elemTypeBytes(tt.type);
+      uint64_t base = tensorAddress(v.tensor);
+      checkRange(dram, v.address, v.bytes, "view " + v.name);
+      result.hostBytes += v.bytes;
+      if (options.functional)
+        forEachViewPoint(v, [&](const std::vector<int64_t> &point) {
+          uint64_t from = base + uint64_t(interp::flatIndex(tt, v.access, point)) * eb;
+          uint64_t to = elementAddress(v, v.access, point);
+          if (op.kind == Op::Kind::HostUnpack)
+            std::swap(from, to);
+          std::memcpy(at(dram, to), at(dram, from), size_t(eb));
+        });
+      traceHost(std::string(op.kind == Op::Kind::HostPack ? "host: pack " : "host: unpack ") +
+                v.name);
+      return;
+    }
+    case Op::Kind::HostInit: {
+      const Allocation &a = allocations[size_t(op.allocation)];
+      const ir::Statement &s = k.statements[size_t(op.statement)];
+      const ir::Tensor &tt = k.tensors[size_t(a.tensor)];
+      std::vector<int64_t> point = op.lo;
+      uint64_t count = 1;
+      for (int64_t x : op.size)
+        count *= uint64_t(x);
+      result.hostBytes += count * uint64_t(ir::elemTypeBytes(tt.type));
+      if (options.functional && count > 0) {
+        double identity = interp::identity(op.init);
+        for (;;) {
+          uint64_t address = elementAddress(a, s.lhs, point);
+          checkRange(dram, address, uint64_t(ir::elemTypeBytes(tt.type)), "clearing " + a.name);
+          storeElement(at(dram, address), tt.type, identity);
+          size_t d = point.size();
+          while (d-- > 0) {
+            if (++point[d] < op.lo[d] + op.size[d])
+              break;
+            point[d] = op.lo[d];
+          }
+          if (d == size_t(-1))
+            break;
+        }
+      }
+      return;
+    }
+    case Op::Kind::Instr:
+      return;
+    }
+  }
+
+  // ---- instructions ------------------------------------------------------------------------
+
+  void execute(const hw::Instruction &in, const Op &op) {
+    const ir::Kernel &sem = in.semantics;
+    for (const auto &s : sem.statements) {
+      std::vector<int64_t> extent;
+      for (const auto &idx : s.indices) {
+        int64_t e = idx.extent;
+        if (!idx.param.empty())
+          for (size_t p = 0; p < in.sizeParams.size(); ++p)
+            if (in.sizeParams[p] == idx.param)
+              e = op.sizes[p];
+        extent.push_back(e);
+      }
+      for (int64_t e : extent)
+        if (e <= 0)
+          return;
+      std::vector<int64_t> point(s.indices.size(), 0);
+      auto address = [&](const ir::Access &a, bool &inside) {
+        const Region &r = op.regions[size_t(a.tensor)];
+        uint64_t addr = r.address;
+        inside = true;
+        for (size_t d = 0; d < a.indices.size(); ++d) {
+          int64_t x = a.indices[d].constant;
+          for (auto [i, coef] : a.indices[d].terms)
+            x += coef * point[size_t(i)];
+          inside = inside && x >= 0 && x < r.valid[d];
+          addr += uint64_t(x * r.strides[d]);
+        }
+        return addr;
+      };
+      auto read = [&](const ir::Access &a) {
+        bool inside;
+        uint64_t addr = address(a, inside);
+        return inside ? loadElement(at(op.regions[size_t(a.tensor)].memory, addr),
+                                    sem.tensors[size_t(a.tensor)].type)
+                      : 0.0;
+      };
+      const ir::Tensor &out = sem.tensors[size_t(s.lhs.tensor)];
+      int outMemory = op.regions[size_t(s.lhs.tensor)].memory;
+      // A reduction onto an `out` operand starts from its identity.
+      if (s.reduce != ir::ReduceOp::None && !s.accumulates)
+        forEachValid(op.regions[size_t(s.lhs.tensor)], [&](uint64_t a, const auto &) {
+          storeElement(at(outMemory, a), out.type, interp::identity(s.reduce));
+        });
+      for (;;) {
+        bool inside;
+        uint64_t addr = address(s.lhs, inside);
+        if (inside) {
+          double value = interp::evalExpr(s.rhs, read);
+          uint8_t *dst = at(outMemory, addr);
+          double now = s.reduce == ir::ReduceOp::None
+                           ? value
+                           : interp::combine(s.reduce, out.type, loadElement(dst, out.type), value);
+          storeElement(dst, out.type, now);
+        }
+        size_t d = point.size();
+        while (d-- > 0) {
+          if (++point[d] < extent[d])
+            break;
+          point[d] = 0;
+        }
+        if (d == size_t(-1))
+          break;
+      }
+    }
+  }
+
+  // The lines of a region's valid part: f(first line, last line) per contiguous run.
+  template <class F> void forEachRun(const Region &r, int elemBytes, F &&f) {
+    if (r.valid.empty())
+      return;
+    uint64_t lb = lines[size_t(r.memory)].lineBytes;
+    Region outer = r;
+    int64_t inner = r.valid.back();
+    outer.valid.back() = 1;
+    uint64_t span = uint64_t((inner - 1) * r.strides.back() + elemBytes);
+    forEachValid(outer, [&](uint64_t a, const auto &) { f(a / lb, (a + span - 1) / lb); });
+  }
+
+  void instruction(const Op &op) {
+    if (op.instruction < 0 || size_t(op.instruction) >= t.instructions.size())
+      throw Error("an op names instruction " + std::to_string(op.instruction) + ", which " +
+                  t.name + " does not describe");
+    const hw::Instruction &in = t.instructions[size_t(op.instruction)];
+    if (op.regions.size() != in.semantics.tensors.size() ||
+        op.sizes.size() != in.sizeParams.size())
+      throw Error(in.name + ": the op's operands or sizes do not match the description");
+    for (size_t r = 0; r < op.regions.size(); ++r) {
+      const Region &reg = op.regions[r];
+      const ir::Tensor &tt = in.semantics.tensors[r];
+      if (reg.memory < 0 || size_t(reg.memory) >= t.memories.size() ||
+          reg.memory != t.memoryIndex(tt.memory) || reg.strides.size() != tt.shape.size() ||
+          reg.valid.size() != tt.shape.size())
+        throw Error(in.name + ": operand " + tt.name + " is not a region of " + tt.memory +
+                    " shaped like the description's");
+      checkRegion(reg, ir::elemTypeBytes(tt.type), in.name + " operand " + tt.name);
+    }
+    if (options.functional)
+      execute(in, op);
+
+    // Time.
+    if (op.statement != lastStatement) {
+      if (lastStatement >= 0)
+        closeStatement();
+      lastStatement = op.statement;
+      statementStart = end;
+    }
+    double start = floor;
+    std::vector<std::pair<int, std::pair<uint64_t, uint64_t>>> reads, writes;
+    for (size_t r = 0; r < op.regions.size(); ++r) {
+      const ir::Tensor &tt = in.semantics.tensors[r];
+      bool written = tt.role != ir::TensorRole::Input;
+      bool readToo = tt.role != ir::TensorRole::Output;
+      forEachRun(op.regions[r], ir::elemTypeBytes(tt.type), [&](uint64_t a, uint64_t b) {
+        Lines &l = lines[size_t(op.regions[r].memory)];
+        for (uint64_t x = a; x <= b; ++x) {
+          start = std::max(start, l.writeReady(x));
+          if (written && !l.sparse)
+            start = std::max(start, l.read[x]);
+        }
+        if (written)
+          writes.push_back({op.regions[r].memory, {a, b}});
+        if (readToo)
+          reads.push_back({op.regions[r].memory, {a, b}});
+      });
+    }
+    int u = in.unit >= 0 ? in.unit : 0;
+    UnitState &us = units[size_t(u)];
+    start = std::max(start, us.lastStart);
+    size_t lane = size_t(std::min_element(us.laneFree.begin(), us.laneFree.end()) -
+                         us.laneFree.begin());
+    start = std::max(start, us.laneFree[lane]);
+    double free, readEnd, done;
+    if (in.isMove) {
+      // The bytes come from (or go to) the outer of the two memories.
+      int outer = op.regions[0].memory, inner = op.regions[1].memory;
+      size_t outerRegion = 0;
+      if (t.isAncestor(inner, outer)) {
+        std::swap(outer, inner);
+        outerRegion = 1;
+      }
+      int eb = ir::elemTypeBytes(in.semantics.tensors[outerRegion].type);
+      double bytes = eb;
+      for (int64_t v : op.regions[outerRegion].valid)
+        bytes *= double(std::max<int64_t>(v, 0));
+      double moveBw = in.cost.bandwidthBytesPerCycle;
+      double channelBw = t.memories[size_t(outer)].bandwidthBytesPerCycle;
+      double stream = moveBw > 0 ? bytes / moveBw : 0;
+      double channelEnd = start;
+      if (channelBw > 0) {
+        double from = std::max(start, channelFree[size_t(outer)]);
+        channelEnd = from + bytes / channelBw;
+        channelFree[size_t(outer)] = channelEnd;
+      }
+      free = std::max(start + stream, channelEnd);
+      readEnd = free;
+      done = free + in.cost.latencyCycles;
+      result.memories[size_t(op.regions[0].memory)].bytesIn += uint64_t(bytes);
+      result.memories[size_t(op.regions[1].memory)].bytesOut += uint64_t(bytes);
+    } else {
+      double interval = in.cost.perCycle > 0 ? 1 / in.cost.perCycle : 1;
+      free = start + interval;
+      readEnd = free;
+      done = start + in.cost.latencyCycles;
+    }
+    for (auto &[m, run] : reads) {
+      Lines &l = lines[size_t(m)];
+      if (!l.sparse)
+        for (uint64_t x = run.first; x <= run.second; ++x)
+          l.read[x] = std::max(l.read[x], readEnd);
+    }
+    for (auto &[m, run] : writes) {
+      Lines &l = lines[size_t(m)];
+      for (uint64_t x = run.first; x <= run.second; ++x)
+        if (l.sparse)
+          l.writtenSparse[x] = std::max(l.writeReady(x), done);
+        else
+          l.written[x] = std::max(l.written[x], done);
+    }
+    us.laneFree[lane] = free;
+    us.lastStart = start;
+    result.units[size_t(u)].instructions++;
+    result.units[size_t(u)].busyCycles += free - start;
+    ++result.instructions;
+    end = std::max(end, done);
+    traceEvent(in.name, us.traceTid + int(lane), start, done - start);
+  }
+
+  void closeStatement() {
+    if (lastStatement >= 0 && size_t(lastStatement) < result.statementCycles.size())
+      result.statementCycles[size_t(lastStatement)] += end - statementStart;
+  }
+
+  // ---- trace -------------------------------------------------------------------------------
+
+  double micros(double cycles) const { return cycles / (t.clockHz / 1e6); }
+
+  void traceEvent(const std::string &name, int tid, double start, double duration) {
+    if (options.tracePath.empty())
+      return;
+    if (result.traceEvents >= options.traceLimit) {
+      ++result.traceDropped;
+      return;
+    }
+    ++result.traceEvents;
+    trace.push_back({{"name", name},
+                     {"ph", "X"},
+                     {"pid", 1},
+                     {"tid", tid},
+                     {"ts", micros(start)},
+                     {"dur", micros(duration)}});
+  }
+
+  void traceHost(const std::string &what) {
+    if (options.tracePath.empty() || result.traceEvents >= options.traceLimit)
+      return;
+    ++result.traceEvents;
+    trace.push_back({{"name", what}, {"ph", "i"}, {"s", "g"}, {"pid", 1}, {"tid", 0},
+                     {"ts", micros(floor)}});
+  }
+
+  std::string laneName(size_t u, size_t lane) const {
+    std::string name = result.units[u].name;
+    if (units[u].laneFree.size() > 1)
+      name.append(" ").append(std::to_string(lane));
+    return name;
+  }
+
+  void writeTrace() {
+    nlohmann::json events = nlohmann::json::array();
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+                      {"args", {{"name", t.name + " (simulated)"}}}});
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "host"}}}});
+    for (size_t u = 0; u < units.size(); ++u)
+      for (size_t l = 0; l < units[u].laneFree.size(); ++l)
+        events.push_back({{"name", "thread_name"},
+                          {"ph", "M"},
+                          {"pid", 1},
+                          {"tid", units[u].traceTid + int(l)},
+                          {"args",
+                           {{"name", laneName(u, l)}}}});
+    for (auto &e : trace)
+      events.push_back(std::move(e));
+    nlohmann::json doc = {{"traceEvents", events},
+                          {"displayTimeUnit", "ns"},
+                          {"otherData",
+                           {{"kernel", k.name},
+                            {"target", t.name},
+                            {"cycles", result.cycles},
+                            {"eventsDropped", result.traceDropped}}}};
+    std::string error;
+    if (!writeFileAtomically(options.tracePath, doc.dump(), error))
+      throw Error("cannot write the trace: " + error);
+  }
+};
+
+Simulator::Simulator(const ir::Kernel &kernel, const hw::Target &target,
+                     interp::Buffers *buffers, SimOptions options)
+    : s_(std::make_unique<State>(kernel, target, buffers, std::move(options))) {
+  State &s = *s_;
+  if (!buffers)
+    s.options.functional = false;
+  s.memory.resize(target.memories.size());
+  s.lines.resize(target.memories.size());
+  s.channelFree.assign(target.memories.size(), 0);
+  for (size_t m = 0; m < target.memories.size(); ++m) {
+    const hw::Memory &mem = target.memories[m];
+    Lines &l = s.lines[m];
+    l.lineBytes = mem.lineBytes > 0 ? mem.lineBytes : 64;
+    if (mem.parent < 0 && s.dram < 0 && !mem.isRegisters) {
+      s.dram = int(m);
+      l.sparse = true;
+    } else {
+      size_t n = size_t(mem.sizeBytes / l.lineBytes + 1);
+      l.written.assign(n, 0);
+      l.read.assign(n, 0);
+    }
+    s.result.memories.push_back({mem.name, 0, 0});
+  }
+  if (s.dram < 0)
+    throw Error("target " + target.name + " describes no outermost memory");
+  int tid = 1;
+  for (const auto &u : target.units) {
+    State::UnitState us;
+    us.laneFree.assign(std::max<uint32_t>(u.count, 1), 0);
+    us.traceTid = tid;
+    tid += int(us.laneFree.size());
+    s.units.push_back(us);
+    s.result.units.push_back({u.name, uint32_t(us.laneFree.size()), 0, 0});
+  }
+  if (s.units.empty()) {
+    s.units.push_back({{0}, 0, tid});
+    s.result.units.push_back({"core", 1, 0, 0});
+  }
+  s.result.statementCycles.assign(kernel.statements.size(), 0);
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::layout(const std::vector<Allocation> &allocations) {
+  State &s = *s_;
+  s.allocations = allocations;
+  for (const auto &a : allocations)
+    s.checkRange(s.dram, a.address, a.bytes, "allocation " + a.name);
+  if (s.options.functional)
+    s.toDram();
+}
+
+void Simulator::op(const Op &op) {
+  if (op.kind == Op::Kind::Instr)
+    s_->instruction(op);
+  else
+    s_->hostOp(op);
+}
+
+SimResult Simulator::finish() {
+  State &s = *s_;
+  s.closeStatement();
+  s.lastStatement = -1;
+  SimResult &r = s.result;
+  r.cycles = s.end;
+  r.seconds = s.end / s.t.clockHz;
+  // Work at the peak rate of the instructions that ran it.
+  double ideal = 0;
+  double peak = s.t.peakFlopsPerCycle() * s.t.cores;
+  if (peak > 0 && r.cycles > 0) {
+    for (size_t i = 0; i < s.k.statements.size(); ++i)
+      if (r.statementCycles[i] > 0)
+        ideal += double(s.k.statements[i].pointCount()) * s.k.statements[i].flopsPerPoint() / peak;
+    r.utilization = std::min(1.0, ideal / r.cycles);
+  }
+  if (s.options.functional)
+    s.fromDram();
+  if (!s.options.tracePath.empty())
+    s.writeTrace();
+  return r;
+}
+
+SimResult simulate(const ir::Kernel &kernel, const hw::Target &target,
+                   const schedule::KernelSchedule &schedule, interp::Buffers *buffers,
+                   SimOptions options) {
+  Simulator sim(kernel, target, buffers, std::move(options));
+  emit(kernel, target, schedule, sim);
+  return sim.finish();
+}
+
+} // namespace isam::accel

@@ -1,0 +1,97 @@
+#include "AccelRun.h"
+
+#include <cmath>
+#include <iostream>
+
+namespace isam::cli {
+
+std::string tracePathFor(const std::string &path, const std::string &instance, bool several) {
+  if (path.empty() || !several)
+    return path;
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return path + "." + instance;
+  return path.substr(0, dot) + "." + instance + path.substr(dot);
+}
+
+namespace {
+
+std::string bytesText(double b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (b >= 1024 && u < 3)
+    b /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
+  return buf;
+}
+
+} // namespace
+
+void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
+                      const schedule::KernelSchedule &schedule, interp::Buffers &buffers,
+                      const std::string &tracePath, bool text, nlohmann::json &result) {
+  accel::SimOptions options;
+  options.tracePath = tracePath;
+  accel::SimResult r = accel::simulate(kernel, target, schedule, &buffers, options);
+  double estimate = 0;
+  bool anyMapped = false;
+  for (const auto &ss : schedule.statements)
+    if (ss.config.mapping >= 0) {
+      estimate += ss.cost.cycles;
+      anyMapped = true;
+    }
+  nlohmann::json units = nlohmann::json::array(), bytes = nlohmann::json::object();
+  for (const auto &u : r.units)
+    units.push_back({{"unit", u.name},
+                     {"lanes", u.lanes},
+                     {"instructions", u.instructions},
+                     {"busy", r.cycles > 0 ? u.busyCycles / (r.cycles * u.lanes) : 0}});
+  for (const auto &m : r.memories)
+    bytes[m.name] = {{"in", m.bytesIn}, {"out", m.bytesOut}};
+  result["simulator"] = "isamap accel";
+  result["cycles"] = r.cycles;
+  result["seconds"] = r.seconds;
+  result["utilization"] = r.utilization;
+  result["estimatedCycles"] = estimate;
+  if (anyMapped && r.cycles > 0)
+    result["costModelError"] = (estimate - r.cycles) / r.cycles;
+  result["instructions"] = r.instructions;
+  result["units"] = units;
+  result["bytes"] = bytes;
+  result["hostOps"] = r.hostOps;
+  result["hostBytes"] = r.hostBytes;
+  result["statementCycles"] = r.statementCycles;
+  result["trace"] = tracePath.empty() ? nlohmann::json(nullptr) : nlohmann::json(tracePath);
+  if (!text)
+    return;
+  std::cout << kernel.name << " on " << target.name << " (simulated): " << r.cycles
+            << " cycles, " << r.seconds * 1e6 << " us at " << target.clockHz / 1e9 << " GHz, "
+            << 100 * r.utilization << "% of the compute peak; the cost model estimated "
+            << estimate << " cycles";
+  if (anyMapped && r.cycles > 0)
+    std::cout << " (" << (estimate >= r.cycles ? "+" : "") << std::round(1000 * (estimate - r.cycles) / r.cycles) / 10
+              << "%)";
+  std::cout << "\n  " << r.instructions << " instructions:";
+  for (const auto &u : r.units)
+    std::cout << " " << u.name << " " << u.instructions << " (busy "
+              << std::round(r.cycles > 0 ? 100 * u.busyCycles / (r.cycles * u.lanes) : 0)
+              << "%)";
+  std::cout << "\n  moved:";
+  for (const auto &m : r.memories)
+    if (m.bytesIn || m.bytesOut)
+      std::cout << " " << m.name << " in " << bytesText(double(m.bytesIn)) << ", out "
+                << bytesText(double(m.bytesOut)) << ";";
+  std::cout << "\n";
+  if (r.hostOps)
+    std::cout << "  host: " << r.hostOps << " ops (" << bytesText(double(r.hostBytes))
+              << " packed or cleared, statements no instruction runs), not in the cycles\n";
+  if (!tracePath.empty())
+    std::cout << "  trace: " << tracePath
+              << (r.traceDropped ? " (the first " + std::to_string(r.traceEvents) + " events)"
+                                 : std::string())
+              << "\n";
+}
+
+} // namespace isam::cli
