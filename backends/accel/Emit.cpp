@@ -1,5 +1,7 @@
 #include "backends/accel/Emit.h"
 
+#include "schedule/CostModel.h"
+
 #include <algorithm>
 #include <map>
 
@@ -14,14 +16,6 @@ uint64_t alignUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
 std::string moveName(const std::string &via) {
   auto space = via.rfind(' ');
   return space == std::string::npos ? via : via.substr(space + 1);
-}
-
-bool touches(const ir::Access &a, const schedule::VirtualIndex &v) {
-  for (const auto &d : a.indices)
-    for (int i : v.stmtIndices)
-      if (d.coefficientOf(i) != 0)
-        return true;
-  return false;
 }
 
 // A move's two operands: the one it writes and the one it reads.
@@ -137,11 +131,6 @@ private:
     p.instr = t_.instruction(c.instruction);
     if (!p.instr || p.instr->semantics.statements.size() != 1)
       fail(p, "instruction " + c.instruction + " has no single-statement semantics");
-    const ir::Statement &I = p.instr->semantics.statements[0];
-    std::vector<int> vOf(I.indices.size(), -1);
-    for (size_t v = 0; v < c.vindices.size(); ++v)
-      if (c.vindices[v].instrIndex >= 0)
-        vOf[size_t(c.vindices[v].instrIndex)] = int(v);
     const ir::Statement &s = k_.statements[c.statement];
     p.operands.resize(p.instr->semantics.tensors.size());
     for (const auto &pl : c.operands) {
@@ -155,36 +144,20 @@ private:
       if (op.shape.size() != 2)
         fail(p, "operand " + op.name + " of " + p.instr->name +
                     " is not a matrix; the accelerator backend lays out 2-D operands");
-      o.rows = op.shape[0];
+      // A free size (a move's R rows) is covered a row at a time.
+      o.rows = std::max<int64_t>(op.shape[0], 1);
       o.cols = op.shape[1];
-      // The instruction's own access of the operand gives its row and column indices.
-      const ir::Access *own = I.lhs.tensor == pl.operand ? &I.lhs : nullptr;
-      std::vector<const ir::Expr *> stack{&I.rhs};
-      while (!own && !stack.empty()) {
-        const ir::Expr *e = stack.back();
-        stack.pop_back();
-        if (e->kind == ir::Expr::Kind::Read && e->access.tensor == pl.operand)
-          own = &e->access;
-        for (const auto &a : e->args)
-          stack.push_back(&a);
-      }
-      std::vector<int> bound;
-      for (const auto &d : own->indices) {
-        if (d.terms.size() != 1 || d.terms[0].second != 1 || d.constant != 0)
-          fail(p, "operand " + op.name + " of " + p.instr->name +
-                      " is not indexed by plain indices");
-        bound.push_back(vOf[size_t(d.terms[0].first)]);
-      }
-      // The view: loops that move the operand's tile, outermost first, then rows and columns.
-      for (size_t v = 0; v < c.vindices.size(); ++v)
-        if (touches(pl.access, c.vindices[v]) &&
-            std::find(bound.begin(), bound.end(), int(v)) == bound.end()) {
-          if (c.vindices[v].instrIndex >= 0)
-            fail(p, "operand " + op.name + " does not follow index " + c.vindices[v].name +
-                        " that " + p.instr->name + " covers");
-          o.dims.push_back(int(v));
-        }
-      o.dims.insert(o.dims.end(), bound.begin(), bound.end());
+      if (o.cols <= 0)
+        fail(p, "operand " + op.name + " of " + p.instr->name + " has a free number of columns");
+      // The layout: loops that move the operand's tile, outermost first, then rows and columns.
+      o.dims = schedule::layoutDims(c, size_t(pl.operand));
+      if (pl.dims.size() != 2 || o.dims.size() < 2)
+        fail(p, "operand " + op.name + " of " + p.instr->name +
+                    " is not indexed by plain indices");
+      for (size_t d = 0; d + 2 < o.dims.size(); ++d)
+        if (c.vindices[size_t(o.dims[d])].instrIndex >= 0)
+          fail(p, "operand " + op.name + " does not follow index " +
+                      c.vindices[size_t(o.dims[d])].name + " that " + p.instr->name + " covers");
       for (int v : o.dims)
         o.extents.push_back(v >= 0 ? c.vindices[size_t(v)].extent : 1);
       o.viewStrides.assign(o.dims.size(), o.elemBytes);
@@ -275,19 +248,10 @@ private:
           fail(p, "no move of " + t_.name + " copies " + opName + " back from " + mem.name +
                       " to " + t_.memories[dram_].name);
       }
+      bp.tileExtents = schedule::layoutTile(c, size_t(b.operand), size_t(b.level), true);
       uint64_t elements = 1;
-      for (size_t d = 0; d < o.dims.size(); ++d) {
-        int v = o.dims[d];
-        int64_t e = v >= 0 ? std::min(c.tiles[size_t(b.level)][size_t(v)],
-                                      c.vindices[size_t(v)].extent)
-                           : 1;
-        if (d + 2 == o.dims.size())
-          e = roundUp(e, o.rows);
-        if (d + 1 == o.dims.size())
-          e = roundUp(e, bp.width);
-        bp.tileExtents.push_back(e);
+      for (int64_t e : bp.tileExtents)
         elements *= uint64_t(e);
-      }
       uint32_t line = std::max<uint32_t>(mem.lineBytes, 1);
       bp.halfBytes = alignUp(elements * uint64_t(o.elemBytes), line);
       bp.doubleBuffered = b.doubleBuffered;
@@ -518,8 +482,12 @@ private:
       for (int v : o.dims)
         at.push_back(v >= 0 ? begin_[size_t(v)] : 0);
       for (size_t d = nd - 2; d < nd; ++d)
-        valid.push_back(o.dims[d] >= 0 ? std::min(t.shape[d - (nd - 2)], size_[size_t(o.dims[d])])
-                                       : 1);
+        if (o.dims[d] < 0)
+          valid.push_back(1);
+        else if (int64_t e = t.shape[d - (nd - 2)]; e > 0)
+          valid.push_back(std::min(e, size_[size_t(o.dims[d])]));
+        else // a free size: the call covers the box
+          valid.push_back(size_[size_t(o.dims[d])]);
       Region r;
       r.valid = valid;
       if (holders_[oi].empty()) {

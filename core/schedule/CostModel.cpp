@@ -30,20 +30,24 @@ bool touches(const ir::Access &a, const VirtualIndex &v) {
   return false;
 }
 
-// The move of a staging step ("mvin", or "pack, then mvin").
-// The move that writes a register back to the memory around it, if the target has one.
-const hw::Instruction *storeFrom(const hw::Target &t, int registers) {
-  int outer = t.memories[registers].parent;
+// A move that writes memory `to` from memory `from`, if the target has one.
+const hw::Instruction *moveOut(const hw::Target &t, int from, int to) {
   for (const auto &i : t.instructions) {
     if (!i.isMove || i.semantics.tensors.size() < 2)
       continue;
     const auto &dst = i.semantics.tensors[0], &src = i.semantics.tensors[1];
-    if (t.memoryIndex(src.memory) == registers && t.memoryIndex(dst.memory) == outer)
+    if (t.memoryIndex(src.memory) == from && t.memoryIndex(dst.memory) == to)
       return &i;
   }
   return nullptr;
 }
 
+// The move that writes a register back to the memory around it, if the target has one.
+const hw::Instruction *storeFrom(const hw::Target &t, int registers) {
+  return moveOut(t, registers, t.memories[registers].parent);
+}
+
+// The move of a staging step ("mvin", or "pack, then mvin").
 std::string moveName(const std::string &via) {
   auto comma = via.rfind(' ');
   return comma == std::string::npos ? via : via.substr(comma + 1);
@@ -74,6 +78,17 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     cost.invalidReason = std::move(why);
     return cost;
   };
+
+  // A result staged in a scratchpad needs a move that writes it back out.
+  for (const auto &p : c.operands)
+    if (p.output && p.tensor >= 0)
+      for (size_t j = 1; j < p.path.size(); ++j) {
+        const Level &lv = c.levels[size_t(p.path[j])];
+        if (p.staged[size_t(p.path[j])] && !lv.registers &&
+            !moveOut(target_, lv.memory, c.levels[size_t(p.path[j - 1])].memory))
+          return invalid("no move writes " + kernel_.tensors[size_t(p.tensor)].name +
+                         " back out of " + lv.name);
+      }
 
   // Calls and cores.
   double calls = 1;
@@ -110,6 +125,11 @@ Cost AnalyticalModel::evaluate(Config &c) const {
         continue;
       }
       double bytes = bytesOf(p, c.tiles[l]);
+      // A scratchpad holds the tile in the instruction's layout, padded to whole operands.
+      size_t o = size_t(&p - c.operands.data());
+      if (lv.softwareManaged && !lv.registers && p.staged[l] && !layoutDims(c, o).empty())
+        bytes = double(product(layoutTile(c, o, l, true))) *
+                ir::elemTypeBytes(kernel_.tensors[size_t(p.tensor)].type);
       if (lv.registers) {
         // One register group per instruction operand instance: every accumulator of the
         // register tile stays live; an input needs one per vector lane group it spans (a
@@ -261,6 +281,11 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   }
   out.tileBytes =
       double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
+  // Into a scratchpad, the DMA moves the tile in the instruction's layout (a packed operand's
+  // windows overlap there, so it can exceed the tensor's footprint).
+  if (lv.softwareManaged && !lv.registers && p.staged[level] &&
+      !layoutDims(c, operand).empty())
+    out.tileBytes = double(product(layoutTile(c, operand, level, false))) * elemBytes;
   // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
   // tile in place.
   double loads = 1;
@@ -286,6 +311,37 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
+}
+
+std::vector<int> layoutDims(const Config &c, size_t operand) {
+  const OperandPlacement &p = c.operands[operand];
+  std::vector<int> dims;
+  if (p.dims.empty() || p.tensor < 0)
+    return dims;
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (touches(p.access, c.vindices[v]) &&
+        std::find(p.dims.begin(), p.dims.end(), int(v)) == p.dims.end())
+      dims.push_back(int(v));
+  dims.insert(dims.end(), p.dims.begin(), p.dims.end());
+  return dims;
+}
+
+std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded) {
+  const OperandPlacement &p = c.operands[operand];
+  std::vector<int> dims = layoutDims(c, operand);
+  std::vector<int64_t> tile;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int v = dims[d];
+    int64_t e = v >= 0 ? std::min(c.tiles[level][size_t(v)], c.vindices[size_t(v)].extent) : 1;
+    size_t fromEnd = dims.size() - d; // 1: the operand's last dimension
+    if (padded && fromEnd <= p.shape.size()) {
+      int64_t whole = p.shape[p.shape.size() - fromEnd];
+      if (whole > 0 && fromEnd <= 2)
+        e = (e + whole - 1) / whole * whole;
+    }
+    tile.push_back(e);
+  }
+  return tile;
 }
 
 bool loadsInto(const Config &c, size_t operand, size_t level) {

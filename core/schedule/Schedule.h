@@ -56,6 +56,10 @@ struct OperandPlacement {
   std::vector<std::string> via; // per level: the move (or "copy", "pack") that fills it
   bool layoutChange = false;    // the mapping needs it in another layout than the tensor's
   bool scalar = false;          // the instruction operand is one element (broadcast to lanes)
+  // Per dimension of the instruction operand: the virtual index it follows (-1: none). Empty
+  // when the instruction indexes the operand by more than plain indices.
+  std::vector<int> dims;
+  std::vector<int64_t> shape; // the instruction operand's (0: a free size)
 };
 
 struct Config {

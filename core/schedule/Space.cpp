@@ -174,6 +174,21 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     p.scalar = op.shape.empty();
     if (p.tensor >= 0)
       p.access = p.output && p.tensor == s.lhs.tensor ? s.lhs : firstRead(s.rhs, p.tensor);
+    // Which virtual index each of the instruction operand's dimensions follows.
+    p.shape = op.shape;
+    const ir::Statement &I = instr.semantics.statements[0];
+    ir::Access own = I.lhs.tensor == int(o) ? I.lhs : firstRead(I.rhs, int(o));
+    for (const auto &d : own.indices) {
+      if (d.terms.size() != 1 || d.terms[0].second != 1 || d.constant != 0) {
+        p.dims.clear();
+        break;
+      }
+      int follows = -1;
+      for (size_t v = 0; v < k.vindices.size(); ++v)
+        if (k.vindices[v].instrIndex == d.terms[0].first)
+          follows = int(v);
+      p.dims.push_back(follows);
+    }
     p.staged.assign(k.levels.size(), false);
     p.via.assign(k.levels.size(), "");
     for (auto it = paths[o].rbegin(); it != paths[o].rend(); ++it)
