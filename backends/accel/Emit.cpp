@@ -66,7 +66,10 @@ struct BufferPlan {
   int64_t width = 1;                // elements per row: one move's row
   std::vector<int64_t> tileExtents; // per view dimension, the rows dimension padded
   const hw::Instruction *fill = nullptr, *drain = nullptr;
-  int flips = 0;
+  int half = 1; // the half filled last
+  // What each half holds (the box's lo and size per layout dimension; empty: nothing yet), so
+  // that a tile staged again while still in place is not moved again.
+  std::vector<int64_t> holds[2];
 };
 
 struct StatementPlan {
@@ -407,12 +410,25 @@ private:
       fail(*plan_, "operand staged at two levels; the accelerator backend stages it once");
     Holder h;
     h.buffer = n.buffer;
-    h.base = bp.address + (bp.doubleBuffered && bp.flips++ % 2 ? bp.halfBytes : 0);
     for (int v : o.dims) {
       h.lo.push_back(v >= 0 ? begin_[size_t(v)] : 0);
       h.size.push_back(v >= 0 ? size_[size_t(v)] : 1);
     }
-    transfer(o, bp, h, /*fill=*/true);
+    std::vector<int64_t> box = h.lo;
+    box.insert(box.end(), h.size.begin(), h.size.end());
+    // An input tile still in place (the statement does not write its tensor) is reused.
+    int halves = bp.doubleBuffered ? 2 : 1, reuse = -1;
+    bool readOnly = !o.output && o.tensor != k_.statements[plan_->ss->config.statement].lhs.tensor;
+    for (int x = 0; x < halves && readOnly; ++x)
+      if (bp.holds[x] == box)
+        reuse = x;
+    int half = reuse >= 0 ? reuse : (bp.half + 1) % halves;
+    h.base = bp.address + uint64_t(half) * bp.halfBytes;
+    if (reuse < 0) {
+      bp.half = half;
+      bp.holds[half] = readOnly ? box : std::vector<int64_t>{};
+      transfer(o, bp, h, /*fill=*/true);
+    }
     holders_[oi].push_back(h);
     for (const auto &x : n.body)
       walk(x);

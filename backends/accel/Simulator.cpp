@@ -8,7 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unordered_map>
+#include <map>
 
 namespace isam::accel {
 
@@ -89,20 +89,113 @@ void storeElement(uint8_t *p, ir::ElemType t, double v) {
   }
 }
 
-// Per-line times of one memory: when its last write lands and its last read ends.
-struct Lines {
-  uint64_t lineBytes = 64;
-  bool sparse = false; // the outermost memory: only written lines are kept
-  std::vector<double> written, read;
-  std::unordered_map<uint64_t, double> writtenSparse;
-
-  double writeReady(uint64_t line) const {
-    if (sparse) {
-      auto it = writtenSparse.find(line);
-      return it == writtenSparse.end() ? 0 : it->second;
+// When a memory's bytes are last written (the data landed) and last read (the read ended).
+// On-chip memories keep both per line. The outermost memory keeps only writes, as byte
+// intervals: its tiles' rows share lines with their neighbours', and a line would make a tile
+// wait for the write-back of the tile beside it. (Its reads need no record: every write to it
+// is a result that depends, through the accumulator, on the reads before it.)
+class Lines {
+public:
+  Lines() = default;
+  Lines(uint64_t lineBytes, uint64_t size, bool sparse) : lineBytes_(lineBytes), sparse_(sparse) {
+    if (!sparse) {
+      written_.assign(size_t(size / lineBytes + 1), 0);
+      read_.assign(written_.size(), 0);
     }
-    return written[line];
   }
+
+  // The earliest an access to bytes [first, last] may start.
+  double ready(uint64_t first, uint64_t last, bool writes) const {
+    double t = 0;
+    if (sparse_) {
+      auto it = intervals_.upper_bound(first);
+      if (it != intervals_.begin())
+        --it;
+      for (; it != intervals_.end() && it->first <= last; ++it)
+        if (it->second.first > first)
+          t = std::max(t, it->second.second);
+      return t;
+    }
+    for (uint64_t x = first / lineBytes_; x <= last / lineBytes_; ++x)
+      t = std::max({t, written_[x], writes ? read_[x] : 0.0});
+    return t;
+  }
+
+  void noteRead(uint64_t first, uint64_t last, double end) {
+    if (!sparse_)
+      for (uint64_t x = first / lineBytes_; x <= last / lineBytes_; ++x)
+        read_[x] = std::max(read_[x], end);
+  }
+
+  void noteWrite(uint64_t first, uint64_t last, double done) {
+    if (!sparse_) {
+      for (uint64_t x = first / lineBytes_; x <= last / lineBytes_; ++x)
+        written_[x] = std::max(written_[x], done);
+      return;
+    }
+    // [first, end) replaces what it overlaps; the parts of others outside it stay.
+    uint64_t end = last + 1;
+    auto it = intervals_.upper_bound(first);
+    if (it != intervals_.begin())
+      --it;
+    while (it != intervals_.end() && it->first < end) {
+      auto [b, rest] = *it;
+      auto [e, time] = rest;
+      if (e <= first) {
+        ++it;
+        continue;
+      }
+      it = intervals_.erase(it);
+      if (b < first)
+        intervals_[b] = {first, time};
+      if (e > end)
+        intervals_[end] = {e, time};
+    }
+    intervals_[first] = {end, done};
+  }
+
+private:
+  uint64_t lineBytes_ = 64;
+  bool sparse_ = false;
+  std::vector<double> written_, read_;
+  std::map<uint64_t, std::pair<uint64_t, double>> intervals_; // start -> (end, time)
+};
+
+// A memory's bandwidth shared by the moves through it, as a fluid: time is cut into buckets,
+// each able to carry `bytesPerCycle * kBucket` bytes; a transfer takes what is left of each
+// bucket from its start, up to its own rate, until its bytes are carried. Transfers are booked
+// in program order but at their own times, so a later-issued transfer that starts earlier is
+// not queued behind one that starts later.
+class Channel {
+public:
+  static constexpr double kBucket = 32;
+  explicit Channel(double bytesPerCycle = 0) : capacity_(bytesPerCycle * kBucket) {}
+
+  // When a transfer of `bytes` starting at `start`, at most `rate` bytes a cycle, ends.
+  double transfer(double start, double bytes, double rate) {
+    if (capacity_ <= 0)
+      return rate > 0 ? start + bytes / rate : start;
+    if (rate <= 0)
+      rate = capacity_ / kBucket;
+    double t = start;
+    for (size_t b = size_t(start / kBucket);; ++b) {
+      if (b >= used_.size())
+        used_.resize(std::max(b + 1, used_.size() * 2), 0);
+      double bucketEnd = double(b + 1) * kBucket;
+      double take = std::min({rate * (bucketEnd - t), capacity_ - used_[b], bytes});
+      if (take > 0) {
+        used_[b] += take;
+        bytes -= take;
+      }
+      if (bytes <= 1e-9)
+        return std::max(t + take / rate, t);
+      t = bucketEnd;
+    }
+  }
+
+private:
+  double capacity_;
+  std::vector<double> used_;
 };
 
 } // namespace
@@ -124,7 +217,7 @@ struct Simulator::State {
     int traceTid = 0;
   };
   std::vector<UnitState> units;
-  std::vector<double> channelFree; // per memory
+  std::vector<Channel> channels; // per memory
   double floor = 0;                // host barrier
   double end = 0;
   int lastStatement = -1;
@@ -391,16 +484,15 @@ struct Simulator::State {
     }
   }
 
-  // The lines of a region's valid part: f(first line, last line) per contiguous run.
+  // The bytes of a region's valid part: f(first, last) per run along its last dimension.
   template <class F> void forEachRun(const Region &r, int elemBytes, F &&f) {
     if (r.valid.empty())
       return;
-    uint64_t lb = lines[size_t(r.memory)].lineBytes;
     Region outer = r;
     int64_t inner = r.valid.back();
     outer.valid.back() = 1;
     uint64_t span = uint64_t((inner - 1) * r.strides.back() + elemBytes);
-    forEachValid(outer, [&](uint64_t a, const auto &) { f(a / lb, (a + span - 1) / lb); });
+    forEachValid(outer, [&](uint64_t a, const auto &) { f(a, a + span - 1); });
   }
 
   void instruction(const Op &op) {
@@ -438,12 +530,7 @@ struct Simulator::State {
       bool written = tt.role != ir::TensorRole::Input;
       bool readToo = tt.role != ir::TensorRole::Output;
       forEachRun(op.regions[r], ir::elemTypeBytes(tt.type), [&](uint64_t a, uint64_t b) {
-        Lines &l = lines[size_t(op.regions[r].memory)];
-        for (uint64_t x = a; x <= b; ++x) {
-          start = std::max(start, l.writeReady(x));
-          if (written && !l.sparse)
-            start = std::max(start, l.read[x]);
-        }
+        start = std::max(start, lines[size_t(op.regions[r].memory)].ready(a, b, written));
         if (written)
           writes.push_back({op.regions[r].memory, {a, b}});
         if (readToo)
@@ -469,16 +556,7 @@ struct Simulator::State {
       double bytes = eb;
       for (int64_t v : op.regions[outerRegion].valid)
         bytes *= double(std::max<int64_t>(v, 0));
-      double moveBw = in.cost.bandwidthBytesPerCycle;
-      double channelBw = t.memories[size_t(outer)].bandwidthBytesPerCycle;
-      double stream = moveBw > 0 ? bytes / moveBw : 0;
-      double channelEnd = start;
-      if (channelBw > 0) {
-        double from = std::max(start, channelFree[size_t(outer)]);
-        channelEnd = from + bytes / channelBw;
-        channelFree[size_t(outer)] = channelEnd;
-      }
-      free = std::max(start + stream, channelEnd);
+      free = channels[size_t(outer)].transfer(start, bytes, in.cost.bandwidthBytesPerCycle);
       readEnd = free;
       done = free + in.cost.latencyCycles;
       result.memories[size_t(op.regions[0].memory)].bytesIn += uint64_t(bytes);
@@ -489,20 +567,10 @@ struct Simulator::State {
       readEnd = free;
       done = start + in.cost.latencyCycles;
     }
-    for (auto &[m, run] : reads) {
-      Lines &l = lines[size_t(m)];
-      if (!l.sparse)
-        for (uint64_t x = run.first; x <= run.second; ++x)
-          l.read[x] = std::max(l.read[x], readEnd);
-    }
-    for (auto &[m, run] : writes) {
-      Lines &l = lines[size_t(m)];
-      for (uint64_t x = run.first; x <= run.second; ++x)
-        if (l.sparse)
-          l.writtenSparse[x] = std::max(l.writeReady(x), done);
-        else
-          l.written[x] = std::max(l.written[x], done);
-    }
+    for (auto &[m, run] : reads)
+      lines[size_t(m)].noteRead(run.first, run.second, readEnd);
+    for (auto &[m, run] : writes)
+      lines[size_t(m)].noteWrite(run.first, run.second, done);
     us.laneFree[lane] = free;
     us.lastStart = start;
     result.units[size_t(u)].instructions++;
@@ -588,21 +656,14 @@ Simulator::Simulator(const ir::Kernel &kernel, const hw::Target &target,
   if (!buffers)
     s.options.functional = false;
   s.memory.resize(target.memories.size());
-  s.lines.resize(target.memories.size());
-  s.channelFree.assign(target.memories.size(), 0);
   for (size_t m = 0; m < target.memories.size(); ++m) {
     const hw::Memory &mem = target.memories[m];
-    Lines &l = s.lines[m];
-    l.lineBytes = mem.lineBytes > 0 ? mem.lineBytes : 64;
-    if (mem.parent < 0 && s.dram < 0 && !mem.isRegisters) {
+    bool outermost = mem.parent < 0 && s.dram < 0 && !mem.isRegisters;
+    if (outermost)
       s.dram = int(m);
-      l.sparse = true;
-    } else {
-      size_t n = size_t(mem.sizeBytes / l.lineBytes + 1);
-      l.written.assign(n, 0);
-      l.read.assign(n, 0);
-    }
+    s.lines.emplace_back(mem.lineBytes > 0 ? mem.lineBytes : 64, mem.sizeBytes, outermost);
     s.result.memories.push_back({mem.name, 0, 0});
+    s.channels.emplace_back(mem.bandwidthBytesPerCycle);
   }
   if (s.dram < 0)
     throw Error("target " + target.name + " describes no outermost memory");

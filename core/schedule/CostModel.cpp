@@ -3,6 +3,7 @@
 #include "schedule/Space.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <sstream>
 
@@ -107,6 +108,11 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   };
   double overlapped = 0, serial = 0;
   std::string slowest;
+  // Double-buffered scratchpads: the time each unit spends on their moves (moves on one unit
+  // queue behind each other, whichever level they fill), and the bytes through each memory
+  // they stream from or to (moves through one memory share its bandwidth).
+  std::map<int, double> unitCycles, channelBytes;
+  double prologue = 0;
   for (size_t l = 1; l < nl; ++l) {
     const Level &lv = c.levels[l];
     Cost::LevelCost lc;
@@ -203,12 +209,47 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     }
     if (lv.softwareManaged && !lv.registers && !c.doubleBuffered[l]) {
       serial += lc.cycles + transfers * moveLatency / coresUsed;
+    } else if (lv.softwareManaged && !lv.registers) {
+      for (size_t o = 0; o < c.operands.size(); ++o) {
+        const OperandPlacement &p = c.operands[o];
+        auto at = std::find(p.path.begin(), p.path.end(), int(l));
+        if (!p.staged[l] || at == p.path.begin() || at == p.path.end())
+          continue;
+        int outer = c.levels[size_t(*(at - 1))].memory;
+        Traffic tr = operandTraffic(kernel_, c, o, l);
+        double once = tr.loads * tr.tileBytes;
+        const hw::Instruction *fill = target_.instruction(moveName(p.via[l]));
+        const hw::Instruction *drain = p.output ? moveOut(target_, lv.memory, outer) : nullptr;
+        for (auto [mv, bytes] : {std::pair{fill, once}, std::pair{drain, p.output ? once : 0.0}}) {
+          if (!mv || bytes <= 0)
+            continue;
+          double rate = mv->cost.bandwidthBytesPerCycle > 0 ? mv->cost.bandwidthBytesPerCycle : bw;
+          unitCycles[mv->unit] += rate > 0 ? bytes / rate : 0;
+          // The first tiles are filled, and the last results written back, with nothing to
+          // overlap them.
+          prologue += (rate > 0 ? tr.tileBytes / rate : 0) + mv->cost.latencyCycles;
+        }
+        channelBytes[outer] += once * (p.output ? 2 : 1);
+      }
     } else if (lc.cycles > overlapped) {
       overlapped = lc.cycles;
       slowest = lv.name;
     }
     cost.levels.push_back(lc);
   }
+
+  for (auto [unit, cycles] : unitCycles)
+    if (cycles / coresUsed > overlapped) {
+      overlapped = cycles / coresUsed;
+      slowest = unit >= 0 ? "the " + target_.units[size_t(unit)].name + " unit's" : "the moves'";
+    }
+  for (auto [memory, bytes] : channelBytes)
+    if (double bw = target_.memories[size_t(memory)].bandwidthBytesPerCycle;
+        bw > 0 && bytes / bw > overlapped) {
+      overlapped = bytes / bw;
+      slowest = target_.memories[size_t(memory)].name;
+    }
+  serial += prologue;
 
   // Compute, and the latency bound of accumulation chains.
   double perCycle = instr.cost.perCycle;
@@ -239,6 +280,17 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   double movement = 0;
   for (const auto &lc : cost.levels)
     movement += lc.cycles;
+  // A layout change into a scratchpad is the host's work (a packed copy of the tensor, read
+  // and written): not accelerator cycles, but movement all the same.
+  for (const auto &p : c.operands)
+    if (p.layoutChange)
+      for (size_t l = 0; l < nl; ++l)
+        if (p.staged[l] && c.levels[l].softwareManaged && !c.levels[l].registers) {
+          const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
+          movement += 2.0 * double(t.elementCount()) * ir::elemTypeBytes(t.type) /
+                      std::max(1.0, c.levels[l].bandwidthBytesPerCycle);
+          break;
+        }
   cost.score = cost.cycles + 1e-3 * movement;
   if (overlapped > cost.computeCycles && overlapped >= serial)
     cost.bound = slowest + " bandwidth";
