@@ -47,25 +47,6 @@ std::string missingTools(const Tools &t) {
   return "";
 }
 
-// (sample file, instance) for every instance named *_small or *_unit in samples/.
-std::vector<std::pair<std::string, std::string>> smallInstances() {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::regex decl(R"(^\s*instance\s+([A-Za-z0-9_]+_(?:small|unit))\s*=)");
-  std::vector<fs::path> files;
-  for (const auto &entry : fs::directory_iterator(test::sourceDir() + "/samples"))
-    if (entry.path().extension() == ".isam")
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  for (const auto &file : files) {
-    std::istringstream lines(test::readFile(file.string()));
-    std::smatch m;
-    for (std::string line; std::getline(lines, line);)
-      if (std::regex_search(line, m, decl))
-        out.emplace_back(file.string(), m[1]);
-  }
-  return out;
-}
-
 // This process's scratch directory, removed at exit.
 fs::path scratchRoot() {
   struct Root {
@@ -93,7 +74,7 @@ bool isEmptyDir(const std::string &dir) {
 
 // Runs every small instance for `target` with --check and expects each to pass.
 void checkSmallInstances(const std::string &target, const std::string &emulator) {
-  auto instances = smallInstances();
+  auto instances = test::smallSampleInstances();
   ASSERT_GE(instances.size(), 20u); // 23 when written
   std::string tmp = freshTmpDir(target);
   for (const auto &[file, instance] : instances) {

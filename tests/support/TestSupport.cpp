@@ -1,9 +1,11 @@
 #include "support/TestSupport.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +70,24 @@ RunResult run(const std::string &command, const std::string &input) {
   r.err = readFile(err);
   fs::remove_all(dir);
   return r;
+}
+
+std::vector<std::pair<std::string, std::string>> smallSampleInstances() {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::regex decl(R"(^\s*instance\s+([A-Za-z0-9_]+_(?:small|unit))\s*=)");
+  std::vector<std::filesystem::path> files;
+  for (const auto &entry : std::filesystem::directory_iterator(sourceDir() + "/samples"))
+    if (entry.path().extension() == ".isam")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto &file : files) {
+    std::istringstream lines(readFile(file.string()));
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);)
+      if (std::regex_search(line, m, decl))
+        out.emplace_back(file.string(), m[1]);
+  }
+  return out;
 }
 
 } // namespace isam::test

@@ -25,6 +25,10 @@ std::string samplePath(const std::string &name); // samples/NAME in the source t
 std::string tempFile(const std::string &group, const std::string &name, const std::string &text);
 std::string readFile(const std::string &path);
 
+// (sample file, instance) for every instance named *_small or *_unit in samples/*.isam, in
+// file order: the sizes every end-to-end test runs.
+std::vector<std::pair<std::string, std::string>> smallSampleInstances();
+
 struct RunResult {
   int exitCode = -1;
   std::string out, err;
