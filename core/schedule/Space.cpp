@@ -271,7 +271,10 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
   for (size_t l = 0; l < nl; ++l)
     orderOptions_.push_back(perms);
   parallelOptions_.push_back(-1);
-  for (size_t v = 0; v < nv; ++v)
+  // A loop runs in parallel over cores, or over a CPU's threads (the host may have more than
+  // its description says); a single-core accelerator has neither.
+  bool threads = target.cores > 1 || !target.triple.empty();
+  for (size_t v = 0; v < nv && threads; ++v)
     if (!k.vindices[v].reduction)
       parallelOptions_.push_back(int(v));
 

@@ -494,7 +494,7 @@ TEST(CompileCli, TargetWithoutNativeCode) {
   TempDir dir("systolic");
   std::ofstream(dir / "g.o") << "old";
   auto r = compile(test::samplePath("gemm.isam") +
-                   " --instance gemm_small --target systolic16 "
+                   " --instance gemm_small --target systolic16 --emit=obj "
                    "-o " +
                    sh(dir / "g.o"));
   EXPECT_EQ(r.exitCode, 1);
