@@ -131,22 +131,26 @@ Action registerCompile(CLI::App &app) {
       return 1;
     }
     double llvmMs = times.generateMs + times.optimizeMs + times.machineCodeMs;
+    bool llvm = !accel::isAccelerator(*target);
     if (opts->common.format == Format::Json) {
       nlohmann::json names = nlohmann::json::array();
       for (const auto &k : kernels)
         names.push_back(k.name);
-      std::cout << nlohmann::json{{"output", output},
-                                  {"emit", opts->emit},
-                                  {"target", target->name},
-                                  {"kernels", names},
-                                  {"scheduleMilliseconds", scheduleMs},
-                                  {"llvmMilliseconds", llvmMs}}
-                       .dump(2)
-                << "\n";
+      nlohmann::json j = {{"output", output},
+                          {"emit", opts->emit},
+                          {"target", target->name},
+                          {"kernels", names},
+                          {"scheduleMilliseconds", scheduleMs}};
+      if (llvm)
+        j["llvmMilliseconds"] = llvmMs;
+      std::cout << j.dump(2) << "\n";
     } else {
       std::cout << "wrote " << output << ": " << kernels.size() << " instance"
                 << (kernels.size() == 1 ? "" : "s") << " for " << target->name
-                << " (map and schedule " << scheduleMs << " ms, LLVM " << llvmMs << " ms)\n";
+                << " (map and schedule " << scheduleMs << " ms";
+      if (llvm)
+        std::cout << ", LLVM " << llvmMs << " ms";
+      std::cout << ")\n";
     }
     if (!session.diagnostics().all().empty())
       printDiagnostics(session, Format::Text);

@@ -183,13 +183,6 @@ TEST(RunNativeCli, ForeignArchitectureWithoutCrossToolsIsAnInputError) {
   EXPECT_FALSE(has(r.out, "PASS")) << r.out;
 }
 
-TEST(RunNativeCli, TargetWithoutNativeCode) {
-  auto r = runCmd(kGemmSmall + " --target systolic16");
-  EXPECT_EQ(r.exitCode, 1) << r.out;
-  EXPECT_TRUE(has(r.err, "systolic16")) << r.err;
-  EXPECT_TRUE(has(r.err, "triple")) << r.err;
-}
-
 TEST(RunNativeCli, InputErrors) {
   auto unknownTarget = runCmd(kGemmSmall + " --target hots");
   EXPECT_EQ(unknownTarget.exitCode, 1);
