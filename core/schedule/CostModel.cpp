@@ -262,18 +262,35 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     for (size_t k = 0; k < inner.size(); ++k)
       if (c.vindices[inner[k]].reduction && tripsOf(c, nl - 1, inner[k]) > 1)
         lastReduction = k, anyReduction = true;
-    double independent = 1;
-    for (size_t k = anyReduction ? lastReduction + 1 : 0; k < inner.size(); ++k)
-      if (!c.vindices[inner[k]].reduction)
-        independent *= double(tripsOf(c, nl - 1, inner[k]));
-    cost.accumulators = int(independent);
-    double needed = instr.cost.latencyCycles * perCycle;
-    if (independent < needed) {
-      double latencyBound = calls * needed / perCycle / (independent * coresUsed);
-      if (latencyBound > cost.computeCycles) {
-        cost.computeCycles = latencyBound;
-        cost.bound = "latency";
+    // Independent accumulators per reduction step. Where the enclosing level's tile is not a
+    // multiple of this level's, its last step holds fewer of them, and its calls wait longer
+    // for their results: each part of the calls is costed with its own count.
+    std::vector<std::pair<double, double>> parts{{1.0, 1.0}}; // (share of the calls, count)
+    for (size_t k = anyReduction ? lastReduction + 1 : 0; k < inner.size(); ++k) {
+      size_t v = size_t(inner[k]);
+      if (c.vindices[v].reduction)
+        continue;
+      int64_t step = stepOf(c, nl - 1, v), extent = c.vindices[v].extent;
+      int64_t tile = std::min(c.tiles[nl - 1][v], extent);
+      int64_t outer = nl >= 2 ? std::min(c.tiles[nl - 2][v], extent) : extent;
+      int64_t rest = tile > 0 ? outer % tile : 0;
+      double restShare = outer > 0 ? double(rest) / double(outer) : 0;
+      std::vector<std::pair<double, double>> next;
+      for (auto [share, count] : parts) {
+        next.push_back({share * (1 - restShare), count * double(tripsOf(c, nl - 1, v))});
+        if (rest > 0)
+          next.push_back({share * restShare, count * double((rest + step - 1) / step)});
       }
+      parts = std::move(next);
+    }
+    cost.accumulators = int(parts.front().second);
+    double perCall = 0;
+    for (auto [share, count] : parts)
+      perCall += share * std::max(1 / perCycle, instr.cost.latencyCycles / count);
+    double latencyBound = calls * perCall / coresUsed;
+    if (latencyBound > cost.computeCycles * (1 + 1e-9)) {
+      cost.computeCycles = latencyBound;
+      cost.bound = "latency";
     }
   }
   cost.cycles = std::max(cost.computeCycles, overlapped) + serial;
