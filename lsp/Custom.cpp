@@ -6,6 +6,7 @@
 #include "lsp/Convert.h"
 #include "lsp/Focus.h"
 
+#include "backends/accel/Emit.h"
 #include "backends/llvm/Emit.h"
 #include "report/Json.h"
 #include "viz/HardwareGraph.h"
@@ -14,6 +15,8 @@
 #include "viz/Render.h"
 #include "viz/ScheduleGraph.h"
 #include "viz/Viz.h"
+
+#include <chrono>
 
 namespace isam::lsp {
 
@@ -178,9 +181,10 @@ json targetCodeRequest(Call &call) {
   const hw::Target *t = a->target(f.subject.target, &problem);
   if (!t)
     return unavailable(problem);
-  if (t->triple.empty())
+  bool stream = accel::isAccelerator(*t);
+  if (stream && kind == "llvm")
     return unavailable("target '" + t->name +
-                       "' names no LLVM triple: its code is an instruction stream, not LLVM's");
+                       "' names no LLVM triple: its code is an instruction stream (kind asm)");
   call.progressBegin("Compiling " + f.subject.kernel);
   const auto *ks = a->schedule(f.subject, call.cancelled, &problem);
   if (!ks || call.cancelled()) {
@@ -189,6 +193,25 @@ json targetCodeRequest(Call &call) {
     return unavailable(problem);
   }
   const ir::Kernel &k = *a->instance(f.subject);
+  if (stream) {
+    // The accelerator's instruction listing, from the description's asm templates.
+    auto start = std::chrono::steady_clock::now();
+    std::string text;
+    try {
+      text = accel::listing(accel::program(k, *t, *ks), k, *t);
+    } catch (const accel::Error &e) {
+      call.progressEnd();
+      return unavailable(std::string("no instruction stream: ") + e.what());
+    }
+    call.progressEnd();
+    json j = about(f, k, t->name, irStatementOf(f, k));
+    j["kind"] = kind;
+    j["text"] = text;
+    j["compileMs"] = {{"emit", std::chrono::duration<double, std::milli>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count()}};
+    return j;
+  }
   backend::CompileTimes times;
   auto text =
       backend::emitText(kind == "asm" ? backend::EmitKind::Assembly : backend::EmitKind::LLVM, *t,

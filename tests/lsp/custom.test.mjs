@@ -168,7 +168,12 @@ test('isamap/targetCode: assembly and LLVM IR for x86_avx512', async () => {
     const plain = await server.request('isamap/targetCode', { ...td, instance: 'gemm_unit' });
     assert.equal(plain.kind, 'asm');
 
-    const none = await server.request('isamap/targetCode', { ...td, instance: 'gemm_small', target: 'systolic16' });
+    // An accelerator's code is its instruction stream, listed from the description's templates.
+    const stream = await server.request('isamap/targetCode', { ...td, instance: 'gemm_small', target: 'systolic16' });
+    assert.equal(stream.kind, 'asm');
+    assert.match(stream.text, /^ {2}matmul ACC\[0x0, 7x5\], SPAD\[/m);
+    assert.equal(typeof stream.compileMs.emit, 'number');
+    const none = await server.request('isamap/targetCode', { ...td, instance: 'gemm_small', target: 'systolic16', kind: 'llvm' });
     assert.deepEqual(Object.keys(none), ['message']);
     assert.match(none.message, /names no LLVM triple/);
     const e = await server.requestError('isamap/targetCode', { ...td, kind: 'wasm' });
