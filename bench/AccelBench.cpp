@@ -64,8 +64,10 @@ std::vector<Shape> readGemms(const std::string &path, std::string &error) {
     bool ta = cells[4] == "T", tb = cells[5] == "T";
     if (ta && tb)
       continue; // the samples have no A^T * B^T kernel
-    Shape s{ta ? "gemm_tn" : tb ? "gemm_nt" : "gemm", std::stoll(cells[1]), std::stoll(cells[2]),
-            std::stoll(cells[3])};
+    Shape s{ta   ? "gemm_tn"
+            : tb ? "gemm_nt"
+                 : "gemm",
+            std::stoll(cells[1]), std::stoll(cells[2]), std::stoll(cells[3])};
     if (seen.insert({s.kernel, s.m, s.n, s.k}).second)
       out.push_back(s);
   }
@@ -136,8 +138,7 @@ int main(int argc, char **argv) {
     return 1;
   auto target = session.target(targetName);
   if (!target || !accel::isAccelerator(*target)) {
-    std::fprintf(stderr, "isamap_bench_accel: %s is not a simulated target\n",
-                 targetName.c_str());
+    std::fprintf(stderr, "isamap_bench_accel: %s is not a simulated target\n", targetName.c_str());
     return 1;
   }
   bench::Roofline roofline = bench::rooflineOf(*target);
@@ -146,8 +147,8 @@ int main(int argc, char **argv) {
     if (!r.error.empty()) {
       std::printf("%-34s %s\n", r.label.c_str(), r.error.c_str());
     } else {
-      std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %8.1f%% %8.1fs\n", r.label.c_str(),
-                  r.estimate, r.cycles, percent((r.estimate - r.cycles) / r.cycles).c_str(),
+      std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %8.1f%% %8.1fs\n", r.label.c_str(), r.estimate,
+                  r.cycles, percent((r.estimate - r.cycles) / r.cycles).c_str(),
                   100 * r.utilization, 100 * r.roofline, r.seconds);
     }
     std::fflush(stdout);
@@ -155,8 +156,8 @@ int main(int argc, char **argv) {
   };
   std::printf("%s: %.0f flop/cycle peak, DRAM %.0f B/cycle\n", target->name.c_str(),
               roofline.flopsPerCycle, roofline.dramBytesPerS / roofline.clockHz);
-  std::printf("%-34s %14s %14s %9s %9s %9s %9s\n", "shape", "model cycles", "sim cycles",
-              "error", "util", "roofline", "time");
+  std::printf("%-34s %14s %14s %9s %9s %9s %9s\n", "shape", "model cycles", "sim cycles", "error",
+              "util", "roofline", "time");
   if (!noGemm) {
     std::string error;
     auto shapes = readGemms(csv, error);
@@ -169,8 +170,8 @@ int main(int argc, char **argv) {
       InstanceSelector sel;
       sel.kernel = s.kernel;
       sel.sizes = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
-      std::string label = s.kernel + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) +
-                          "x" + std::to_string(s.k);
+      std::string label = s.kernel + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                          std::to_string(s.k);
       if (label.find(filter) == std::string::npos)
         continue;
       if (limit && done++ >= limit)
@@ -228,8 +229,7 @@ int main(int argc, char **argv) {
     std::printf("large GEMMs (>= 1 GFLOP, %zu): utilization mean %.1f%% (min %.1f%%), share of "
                 "the roofline mean %.1f%% (min %.1f%%)\n",
                 bigUtil.size(), 100 * mean(bigUtil),
-                100 * *std::min_element(bigUtil.begin(), bigUtil.end()),
-                100 * mean(bigRoofline),
+                100 * *std::min_element(bigUtil.begin(), bigUtil.end()), 100 * mean(bigRoofline),
                 100 * *std::min_element(bigRoofline.begin(), bigRoofline.end()));
   if (!jsonPath.empty()) {
     nlohmann::json j = nlohmann::json::array();

@@ -1,6 +1,7 @@
 #include "AccelRun.h"
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
 
 namespace isam::cli {
@@ -29,12 +30,39 @@ std::string bytesText(double b) {
 
 } // namespace
 
+accel::Program readStream(const std::string &path, const ir::Kernel &kernel,
+                          const hw::Target &target) {
+  std::ifstream in(path);
+  if (!in)
+    throw accel::Error("cannot read the stream " + path);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    throw accel::Error(path + " is not JSON");
+  if (doc.is_array()) {
+    for (const auto &p : doc)
+      if (p.is_object() && p.value("kernel", "") == kernel.name)
+        return accel::fromJson(p, kernel, target);
+    throw accel::Error(path + " holds no stream for " + kernel.name);
+  }
+  return accel::fromJson(doc, kernel, target);
+}
+
 void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
-                      const schedule::KernelSchedule &schedule, interp::Buffers &buffers,
-                      const std::string &tracePath, bool text, nlohmann::json &result) {
+                      const schedule::KernelSchedule &schedule, const accel::Program *program,
+                      interp::Buffers &buffers, const std::string &tracePath, bool text,
+                      nlohmann::json &result) {
   accel::SimOptions options;
   options.tracePath = tracePath;
-  accel::SimResult r = accel::simulate(kernel, target, schedule, &buffers, options);
+  accel::SimResult r;
+  if (program) {
+    accel::Simulator sim(kernel, target, &buffers, options);
+    sim.layout(program->allocations);
+    for (const auto &op : program->ops)
+      sim.op(op);
+    r = sim.finish();
+  } else {
+    r = accel::simulate(kernel, target, schedule, &buffers, options);
+  }
   double estimate = 0;
   bool anyMapped = false;
   for (const auto &ss : schedule.statements)
@@ -66,18 +94,17 @@ void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
   result["trace"] = tracePath.empty() ? nlohmann::json(nullptr) : nlohmann::json(tracePath);
   if (!text)
     return;
-  std::cout << kernel.name << " on " << target.name << " (simulated): " << r.cycles
-            << " cycles, " << r.seconds * 1e6 << " us at " << target.clockHz / 1e9 << " GHz, "
-            << 100 * r.utilization << "% of the compute peak; the cost model estimated "
-            << estimate << " cycles";
+  std::cout << kernel.name << " on " << target.name << " (simulated): " << r.cycles << " cycles, "
+            << r.seconds * 1e6 << " us at " << target.clockHz / 1e9 << " GHz, "
+            << 100 * r.utilization << "% of the compute peak; the cost model estimated " << estimate
+            << " cycles";
   if (anyMapped && r.cycles > 0)
-    std::cout << " (" << (estimate >= r.cycles ? "+" : "") << std::round(1000 * (estimate - r.cycles) / r.cycles) / 10
-              << "%)";
+    std::cout << " (" << (estimate >= r.cycles ? "+" : "")
+              << std::round(1000 * (estimate - r.cycles) / r.cycles) / 10 << "%)";
   std::cout << "\n  " << r.instructions << " instructions:";
   for (const auto &u : r.units)
     std::cout << " " << u.name << " " << u.instructions << " (busy "
-              << std::round(r.cycles > 0 ? 100 * u.busyCycles / (r.cycles * u.lanes) : 0)
-              << "%)";
+              << std::round(r.cycles > 0 ? 100 * u.busyCycles / (r.cycles * u.lanes) : 0) << "%)";
   std::cout << "\n  moved:";
   for (const auto &m : r.memories)
     if (m.bytesIn || m.bytesOut)

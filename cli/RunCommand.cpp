@@ -7,8 +7,8 @@
 // summary of each output.
 #include "AccelRun.h"
 #include "Commands.h"
-#include "backends/accel/Emit.h"
 #include "Common.h"
+#include "backends/accel/Emit.h"
 #include "backends/llvm/Cross.h"
 #include "backends/llvm/Jit.h"
 #include "backends/llvm/NativeBuffers.h"
@@ -82,8 +82,8 @@ bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
                      {"tolerance", tol},
                      {"passed", ok}};
   if (text) {
-    std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
-              << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") ";
+    std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError << ", max rel error "
+              << cmp.maxRelError << " (tolerance " << tol << ") ";
     if (ok)
       std::cout << "PASS\n";
     else
@@ -96,7 +96,7 @@ bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
 
 Action registerRun(CLI::App &app) {
   struct Options {
-    std::string file, target, trace;
+    std::string file, target, trace, stream;
     CommonOptions common;
     SelectorOptions selector;
     SearchOptions search;
@@ -128,6 +128,10 @@ Action registerRun(CLI::App &app) {
                   "Simulated targets: write a Chrome trace of the run (one per instance: the "
                   "instance's name goes before the extension)")
       ->needs(target);
+  cmd->add_option("--stream", opts->stream,
+                  "Simulated targets: run this instruction stream (compile --emit=stream) "
+                  "instead of the schedule's own")
+      ->needs(target);
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);
@@ -146,7 +150,7 @@ Action registerRun(CLI::App &app) {
     std::optional<hw::Target> target;
     std::unique_ptr<backend::Jit> jit;
     std::unique_ptr<backend::CrossRunner> cross; // another architecture: under qemu-user
-    bool simulated = false;                       // an accelerator: on the simulator
+    bool simulated = false;                      // an accelerator: on the simulator
     if (!opts->target.empty()) {
       target = session.target(opts->target);
       if (session.diagnostics().hasErrors() || !target) {
@@ -154,8 +158,8 @@ Action registerRun(CLI::App &app) {
         return 1;
       }
       simulated = accel::isAccelerator(*target);
-      if (!simulated && !opts->trace.empty()) {
-        std::cerr << "isamap run: --trace is for simulated targets; " << target->name
+      if (!simulated && (!opts->trace.empty() || !opts->stream.empty())) {
+        std::cerr << "isamap run: --trace and --stream are for simulated targets; " << target->name
                   << " runs natively\n";
         return 2;
       }
@@ -210,7 +214,10 @@ Action registerRun(CLI::App &app) {
         interp::Buffers got = buffers;
         result["compileMilliseconds"] = {{"schedule", scheduleMs}};
         try {
-          simulateInstance(k, *target, ks, got,
+          std::optional<accel::Program> program;
+          if (!opts->stream.empty())
+            program = readStream(opts->stream, k, *target);
+          simulateInstance(k, *target, ks, program ? &*program : nullptr, got,
                            tracePathFor(opts->trace, k.name, kernels.size() > 1), text, result);
         } catch (const accel::Error &e) {
           std::cerr << "isamap run: " << e.what() << "\n";

@@ -207,9 +207,9 @@ json targetCodeRequest(Call &call) {
     json j = about(f, k, t->name, irStatementOf(f, k));
     j["kind"] = kind;
     j["text"] = text;
-    j["compileMs"] = {{"emit", std::chrono::duration<double, std::milli>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count()}};
+    j["compileMs"] = {
+        {"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count()}};
     return j;
   }
   backend::CompileTimes times;

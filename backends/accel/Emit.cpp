@@ -9,8 +9,12 @@ namespace isam::accel {
 
 namespace {
 
-int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-uint64_t alignUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
+int64_t roundUp(int64_t x, int64_t to) {
+  return (x + to - 1) / to * to;
+}
+uint64_t alignUp(uint64_t x, uint64_t to) {
+  return (x + to - 1) / to * to;
+}
 
 // The move named by a placement's `via` ("pack, then mvin" names mvin).
 std::string moveName(const std::string &via) {
@@ -48,10 +52,10 @@ const hw::Instruction *copyMove(const hw::Target &t, int from, int to) {
 
 // What the emitter needs to know about one instruction operand of a mapped statement.
 struct OperandPlan {
-  int tensor = -1;         // statement tensor
-  int allocation = -1;     // its DRAM home: the tensor, or a view packed by the host
-  bool packed = false;     // the home is a view
-  std::vector<int> dims;   // view dimension -> virtual index (-1: a dimension of extent 1)
+  int tensor = -1;       // statement tensor
+  int allocation = -1;   // its DRAM home: the tensor, or a view packed by the host
+  bool packed = false;   // the home is a view
+  std::vector<int> dims; // view dimension -> virtual index (-1: a dimension of extent 1)
   std::vector<int64_t> extents;
   std::vector<int64_t> viewStrides; // bytes, row-major over extents
   int64_t rows = 1, cols = 1;       // the instruction operand's shape
@@ -81,8 +85,7 @@ struct StatementPlan {
 
 class Emitter {
 public:
-  Emitter(const ir::Kernel &k, const hw::Target &t, const schedule::KernelSchedule &ks,
-          Sink &sink)
+  Emitter(const ir::Kernel &k, const hw::Target &t, const schedule::KernelSchedule &ks, Sink &sink)
       : k_(k), t_(t), ks_(ks), sink_(sink) {}
 
   void run() {
@@ -155,8 +158,7 @@ private:
       // The layout: loops that move the operand's tile, outermost first, then rows and columns.
       o.dims = schedule::layoutDims(c, size_t(pl.operand));
       if (pl.dims.size() != 2 || o.dims.size() < 2)
-        fail(p, "operand " + op.name + " of " + p.instr->name +
-                    " is not indexed by plain indices");
+        fail(p, "operand " + op.name + " of " + p.instr->name + " is not indexed by plain indices");
       for (size_t d = 0; d + 2 < o.dims.size(); ++d)
         if (c.vindices[size_t(o.dims[d])].instrIndex >= 0)
           fail(p, "operand " + op.name + " does not follow index " +
@@ -237,8 +239,9 @@ private:
       if (m.src < 0 || dst.shape.size() != 2 || dst.shapeParams[0].empty())
         fail(p, "move " + bp.fill->name + " does not move rows of a matrix (dst: [R, W])");
       if (t_.memoryIndex(bp.fill->semantics.tensors[size_t(m.src)].memory) != dram_)
-        fail(p, "move " + bp.fill->name + " does not read " + t_.memories[dram_].name +
-                    ", where " + opName + "'s tensor lives; staging through two levels is not "
+        fail(p, "move " + bp.fill->name + " does not read " + t_.memories[dram_].name + ", where " +
+                    opName +
+                    "'s tensor lives; staging through two levels is not "
                     "supported");
       bp.width = dst.shape[1];
       if (bp.width != o.cols)
@@ -450,9 +453,13 @@ private:
       for (int64_t col = 0; col < h.size[nd - 1]; col += bp.width) {
         at[nd - 2] = h.lo[nd - 2];
         at[nd - 1] = h.lo[nd - 1] + col;
-        Region inBuffer{bp.memory, bufferAddress(o, bp, h, at),
-                        {bp.width * o.elemBytes, o.elemBytes}, {moved, bp.width}};
-        Region inDram{dram_, viewAddress(o, at), {o.viewStrides[nd - 2], o.elemBytes},
+        Region inBuffer{bp.memory,
+                        bufferAddress(o, bp, h, at),
+                        {bp.width * o.elemBytes, o.elemBytes},
+                        {moved, bp.width}};
+        Region inDram{dram_,
+                      viewAddress(o, at),
+                      {o.viewStrides[nd - 2], o.elemBytes},
                       {rows, std::min(bp.width, h.size[nd - 1] - col)}};
         Op op;
         op.instruction = int(&mv - t_.instructions.data());
@@ -546,7 +553,9 @@ private:
 
 } // namespace
 
-bool isAccelerator(const hw::Target &target) { return target.triple.empty(); }
+bool isAccelerator(const hw::Target &target) {
+  return target.triple.empty();
+}
 
 void emit(const ir::Kernel &kernel, const hw::Target &target,
           const schedule::KernelSchedule &schedule, Sink &sink) {

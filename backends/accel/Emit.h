@@ -17,13 +17,7 @@
 #include "backends/accel/Program.h"
 #include "schedule/Schedule.h"
 
-#include <stdexcept>
-
 namespace isam::accel {
-
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Whether a target is run by this backend: it names no LLVM triple.
 bool isAccelerator(const hw::Target &target);

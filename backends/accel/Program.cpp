@@ -150,10 +150,11 @@ std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target
       const ir::Statement &s = kernel.statements[size_t(op.statement)];
       for (size_t i = 0; i < s.indices.size(); ++i)
         if (!s.indices[i].reduction)
-          o << " " << s.indices[i].name << " [" << op.lo[i] << ", " << op.lo[i] + op.size[i]
-            << ")";
-      o << " to " << (op.init == ir::ReduceOp::Sum ? "0" : "the identity of " +
-                                                           std::string(ir::reduceOpText(op.init)))
+          o << " " << s.indices[i].name << " [" << op.lo[i] << ", " << op.lo[i] + op.size[i] << ")";
+      o << " to "
+        << (op.init == ir::ReduceOp::Sum
+                ? "0"
+                : "the identity of " + std::string(ir::reduceOpText(op.init)))
         << "\n";
       break;
     }
@@ -204,9 +205,9 @@ nlohmann::json toJson(const Program &p, const hw::Target &target) {
     }
     ops.push_back(std::move(j));
   }
-  return {{"format", "isamap-accel-stream"}, {"version", 1},
-          {"kernel", p.kernel},              {"target", p.target},
-          {"allocations", allocations},      {"ops", ops}};
+  return {
+      {"format", "isamap-accel-stream"}, {"version", 1}, {"kernel", p.kernel}, {"target", p.target},
+      {"allocations", allocations},      {"ops", ops}};
 }
 
 Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Target &target) {
@@ -278,7 +279,7 @@ Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Ta
           op.lo = o.at("lo").get<std::vector<int64_t>>();
           op.size = o.at("size").get<std::vector<int64_t>>();
           std::string r = o.at("reduce").get<std::string>();
-          op.init = r == "max=" ? ir::ReduceOp::Max
+          op.init = r == "max="   ? ir::ReduceOp::Max
                     : r == "min=" ? ir::ReduceOp::Min
                                   : ir::ReduceOp::Sum;
           if (op.lo.size() != kernel.statements[size_t(op.statement)].indices.size() ||

@@ -18,10 +18,16 @@
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace isam::accel {
+
+// What the backend and the simulator throw: a message naming what and where.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct Region {
   int memory = -1; // index into Target::memories
@@ -83,9 +89,7 @@ struct Program {
 class ProgramSink : public Sink {
 public:
   explicit ProgramSink(Program &p) : p_(p) {}
-  void layout(const std::vector<Allocation> &allocations) override {
-    p_.allocations = allocations;
-  }
+  void layout(const std::vector<Allocation> &allocations) override { p_.allocations = allocations; }
   void op(const Op &op) override { p_.ops.push_back(op); }
 
 private:

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <map>
 
 namespace isam::accel {
 
@@ -218,7 +218,7 @@ struct Simulator::State {
   };
   std::vector<UnitState> units;
   std::vector<Channel> channels; // per memory
-  double floor = 0;                // host barrier
+  double floor = 0;              // host barrier
   double end = 0;
   int lastStatement = -1;
   double statementStart = 0;
@@ -234,8 +234,7 @@ struct Simulator::State {
     const hw::Memory &mem = t.memories[size_t(m)];
     if (mem.sizeBytes > 0 && address + bytes > mem.sizeBytes)
       throw Error(what + " accesses " + mem.name + "[" + hex(address) + ", " +
-                  hex(address + bytes) + "), beyond its " + std::to_string(mem.sizeBytes) +
-                  " B");
+                  hex(address + bytes) + "), beyond its " + std::to_string(mem.sizeBytes) + " B");
     if (options.functional && memory[size_t(m)].size() < address + bytes)
       memory[size_t(m)].resize(address + bytes, 0);
   }
@@ -500,8 +499,7 @@ struct Simulator::State {
       throw Error("an op names instruction " + std::to_string(op.instruction) + ", which " +
                   t.name + " does not describe");
     const hw::Instruction &in = t.instructions[size_t(op.instruction)];
-    if (op.regions.size() != in.semantics.tensors.size() ||
-        op.sizes.size() != in.sizeParams.size())
+    if (op.regions.size() != in.semantics.tensors.size() || op.sizes.size() != in.sizeParams.size())
       throw Error(in.name + ": the op's operands or sizes do not match the description");
     for (size_t r = 0; r < op.regions.size(); ++r) {
       const Region &reg = op.regions[r];
@@ -540,8 +538,8 @@ struct Simulator::State {
     int u = in.unit >= 0 ? in.unit : 0;
     UnitState &us = units[size_t(u)];
     start = std::max(start, us.lastStart);
-    size_t lane = size_t(std::min_element(us.laneFree.begin(), us.laneFree.end()) -
-                         us.laneFree.begin());
+    size_t lane =
+        size_t(std::min_element(us.laneFree.begin(), us.laneFree.end()) - us.laneFree.begin());
     start = std::max(start, us.laneFree[lane]);
     double free, readEnd, done;
     if (in.isMove) {
@@ -609,8 +607,8 @@ struct Simulator::State {
     if (options.tracePath.empty() || result.traceEvents >= options.traceLimit)
       return;
     ++result.traceEvents;
-    trace.push_back({{"name", what}, {"ph", "i"}, {"s", "g"}, {"pid", 1}, {"tid", 0},
-                     {"ts", micros(floor)}});
+    trace.push_back(
+        {{"name", what}, {"ph", "i"}, {"s", "g"}, {"pid", 1}, {"tid", 0}, {"ts", micros(floor)}});
   }
 
   std::string laneName(size_t u, size_t lane) const {
@@ -622,18 +620,22 @@ struct Simulator::State {
 
   void writeTrace() {
     nlohmann::json events = nlohmann::json::array();
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
                       {"args", {{"name", t.name + " (simulated)"}}}});
-    events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "host"}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", 0},
+                      {"args", {{"name", "host"}}}});
     for (size_t u = 0; u < units.size(); ++u)
       for (size_t l = 0; l < units[u].laneFree.size(); ++l)
         events.push_back({{"name", "thread_name"},
                           {"ph", "M"},
                           {"pid", 1},
                           {"tid", units[u].traceTid + int(l)},
-                          {"args",
-                           {{"name", laneName(u, l)}}}});
+                          {"args", {{"name", laneName(u, l)}}}});
     for (auto &e : trace)
       events.push_back(std::move(e));
     nlohmann::json doc = {{"traceEvents", events},
@@ -649,8 +651,8 @@ struct Simulator::State {
   }
 };
 
-Simulator::Simulator(const ir::Kernel &kernel, const hw::Target &target,
-                     interp::Buffers *buffers, SimOptions options)
+Simulator::Simulator(const ir::Kernel &kernel, const hw::Target &target, interp::Buffers *buffers,
+                     SimOptions options)
     : s_(std::make_unique<State>(kernel, target, buffers, std::move(options))) {
   State &s = *s_;
   if (!buffers)

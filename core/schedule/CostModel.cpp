@@ -3,8 +3,8 @@
 #include "schedule/Space.h"
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 namespace isam::schedule {
@@ -352,8 +352,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
       double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
   // Into a scratchpad, the DMA moves the tile in the instruction's layout (a packed operand's
   // windows overlap there, so it can exceed the tensor's footprint).
-  if (lv.softwareManaged && !lv.registers && p.staged[level] &&
-      !layoutDims(c, operand).empty())
+  if (lv.softwareManaged && !lv.registers && p.staged[level] && !layoutDims(c, operand).empty())
     out.tileBytes = double(product(layoutTile(c, operand, level, false))) * elemBytes;
   // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
   // tile in place.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace isam;
 namespace fs = std::filesystem;
@@ -20,9 +21,13 @@ bool has(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-test::RunResult isamap(const std::string &args) { return test::run(kIsamap + " " + args); }
+test::RunResult isamap(const std::string &args) {
+  return test::run(kIsamap + " " + args);
+}
 
-std::string gemm() { return test::samplePath("gemm.isam"); }
+std::string gemm() {
+  return test::samplePath("gemm.isam");
+}
 
 } // namespace
 
@@ -42,8 +47,9 @@ TEST(AccelCli, EverySmallSampleInstancePassesOnTheSimulator) {
 TEST(AccelCli, JsonReportsCyclesUtilizationBytesAndTrace) {
   std::string trace = test::tempFile("accelcli", "t.json", "");
   fs::remove(trace);
-  auto r = isamap("run " + gemm() + " --kernel gemm -D M=64 -D N=48 -D K=40 --target systolic16 "
-                                    "--check --format=json --trace " +
+  auto r = isamap("run " + gemm() +
+                  " --kernel gemm -D M=64 -D N=48 -D K=40 --target systolic16 "
+                  "--check --format=json --trace " +
                   trace);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto result = nlohmann::json::parse(r.out).at(0);
@@ -83,7 +89,8 @@ instance first = gemm<7, 5, 13>;
 instance second = gemm<20, 18, 3>;
 )");
   std::string dir = fs::path(file).parent_path().string();
-  auto r = isamap("run " + file + " --target systolic16 --format=json --trace " + dir + "/multi.json");
+  auto r =
+      isamap("run " + file + " --target systolic16 --format=json --trace " + dir + "/multi.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto results = nlohmann::json::parse(r.out);
   ASSERT_EQ(results.size(), 2u);
@@ -96,8 +103,8 @@ instance second = gemm<20, 18, 3>;
 
 TEST(AccelCli, CompileWritesTheListingAndTheStream) {
   std::string dir = fs::path(test::tempFile("accelcli", "y", "")).parent_path().string();
-  auto r = isamap("compile " + gemm() + " --instance gemm_small --target systolic16 -o " + dir +
-                  "/g.s");
+  auto r =
+      isamap("compile " + gemm() + " --instance gemm_small --target systolic16 -o " + dir + "/g.s");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::string listing = test::readFile(dir + "/g.s");
   EXPECT_TRUE(has(listing, "; gemm_small on systolic16: isamap instruction stream")) << listing;
@@ -114,6 +121,43 @@ TEST(AccelCli, CompileWritesTheListingAndTheStream) {
   EXPECT_EQ(matmuls, 1u);
 }
 
+TEST(AccelCli, RunsAStreamFromAFile) {
+  std::string dir = fs::path(test::tempFile("accelcli", "z", "")).parent_path().string();
+  std::string sizes = " --kernel gemm -D M=40 -D N=33 -D K=20 --target systolic16";
+  ASSERT_EQ(isamap("compile " + gemm() + sizes + " --emit=stream -o " + dir + "/s.json").exitCode,
+            0);
+  auto own = isamap("run " + gemm() + sizes + " --format=json --check");
+  auto read =
+      isamap("run " + gemm() + sizes + " --format=json --check --stream " + dir + "/s.json");
+  ASSERT_EQ(own.exitCode, 0) << own.err;
+  ASSERT_EQ(read.exitCode, 0) << read.err;
+  auto a = nlohmann::json::parse(own.out).at(0), b = nlohmann::json::parse(read.out).at(0);
+  EXPECT_EQ(a["cycles"], b["cycles"]);
+  EXPECT_EQ(a["outputs"], b["outputs"]);
+  EXPECT_EQ(b["check"]["passed"], true);
+
+  // A stream that drops the write-back computes nothing into C: the check says so.
+  auto stream = nlohmann::json::parse(test::readFile(dir + "/s.json"));
+  auto &ops = stream["ops"];
+  for (size_t i = ops.size(); i-- > 0;)
+    if (ops[i].value("op", "") == "mvout")
+      ops.erase(i);
+  std::ofstream(dir + "/broken.json") << stream.dump();
+  auto broken = isamap("run " + gemm() + sizes + " --check --stream " + dir + "/broken.json");
+  EXPECT_EQ(broken.exitCode, 1);
+  EXPECT_TRUE(has(broken.out, "FAIL")) << broken.out;
+
+  for (const std::string &bad : {std::string("/nonexistent.json"), dir + "/z"}) {
+    auto r = isamap("run " + gemm() + sizes + " --stream " + bad);
+    EXPECT_EQ(r.exitCode, 1) << bad;
+    EXPECT_TRUE(has(r.err, "isamap run: ")) << r.err;
+  }
+  auto other = isamap("run " + gemm() + " --instance gemm_small --target systolic16 --stream " +
+                      dir + "/s.json");
+  EXPECT_EQ(other.exitCode, 1);
+  EXPECT_TRUE(has(other.err, "the stream is for gemm on systolic16, not gemm_small")) << other.err;
+}
+
 TEST(AccelCli, VariantsAreFoundOnTheIncludePath) {
   auto cycles = [](const std::string &target) {
     auto r = isamap("run " + gemm() + " --kernel gemm -D M=512 -D N=16 -D K=256 --target " +
@@ -126,19 +170,19 @@ TEST(AccelCli, VariantsAreFoundOnTheIncludePath) {
 }
 
 TEST(AccelCli, UsageErrors) {
-  auto obj = isamap("compile " + gemm() + " --instance gemm_small --target systolic16 --emit=obj "
-                                          "-o /dev/null");
+  auto obj = isamap("compile " + gemm() +
+                    " --instance gemm_small --target systolic16 --emit=obj "
+                    "-o /dev/null");
   EXPECT_EQ(obj.exitCode, 1);
   EXPECT_TRUE(has(obj.err, "--emit=asm")) << obj.err;
-  auto repeat =
-      isamap("run " + gemm() + " --instance gemm_small --target systolic16 --repeat 3");
+  auto repeat = isamap("run " + gemm() + " --instance gemm_small --target systolic16 --repeat 3");
   EXPECT_EQ(repeat.exitCode, 2);
   EXPECT_TRUE(has(repeat.err, "is simulated")) << repeat.err;
   auto trace = isamap("run " + gemm() + " --instance gemm_small --target host --trace t.json");
   EXPECT_EQ(trace.exitCode, 2);
-  EXPECT_TRUE(has(trace.err, "--trace is for simulated targets")) << trace.err;
-  auto unwritable = isamap("run " + gemm() +
-                           " --instance gemm_small --target systolic16 --trace /nonexistent/t.json");
+  EXPECT_TRUE(has(trace.err, "--trace and --stream are for simulated targets")) << trace.err;
+  auto unwritable = isamap(
+      "run " + gemm() + " --instance gemm_small --target systolic16 --trace /nonexistent/t.json");
   EXPECT_EQ(unwritable.exitCode, 1);
   EXPECT_TRUE(has(unwritable.err, "cannot write the trace")) << unwritable.err;
 }

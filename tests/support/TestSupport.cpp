@@ -33,9 +33,13 @@ std::string rangeText(Session &s, const Diagnostic &d) {
   return s.sources().text(d.range.file).substr(d.range.begin, d.range.end - d.range.begin);
 }
 
-std::string sourceDir() { return ISAMAP_SOURCE_DIR; }
+std::string sourceDir() {
+  return ISAMAP_SOURCE_DIR;
+}
 
-std::string samplePath(const std::string &name) { return sourceDir() + "/samples/" + name; }
+std::string samplePath(const std::string &name) {
+  return sourceDir() + "/samples/" + name;
+}
 
 std::string tempFile(const std::string &group, const std::string &name, const std::string &text) {
   namespace fs = std::filesystem;

@@ -71,8 +71,7 @@ TEST(AccelEmit, ListingFollowsTheDescriptionsAsmTemplates) {
   accel::Program p = accel::program(c.kernel, c.target, c.schedule);
   std::string text = accel::listing(p, c.kernel, c.target);
   // C[7, 5] = A[7, 13] * B[13, 5]: one tile of each operand, masked to its valid part.
-  EXPECT_NE(text.find("mvin SPAD[0x0], DRAM[0x0, stride 52, 7x13], 16"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("mvin SPAD[0x0], DRAM[0x0, stride 52, 7x13], 16"), std::string::npos) << text;
   EXPECT_EQ(count(text, "\n  mvin "), 2u) << text;
   EXPECT_EQ(count(text, "\n  mvin_acc ACC["), 1u) << text;
   EXPECT_EQ(count(text, "\n  matmul ACC[0x0, 7x5], SPAD["), 1u) << text;
@@ -149,8 +148,8 @@ TEST(AccelSimulator, EverySmallSampleInstanceMatchesTheInterpreter) {
     interp::run(c.kernel, ref);
     accel::SimResult r = accel::simulate(c.kernel, c.target, c.schedule, &got);
     auto cmp = interp::compareOutputs(c.kernel, ref, got);
-    EXPECT_LE(cmp.maxRelError, interp::tolerance(c.kernel)) << instance << " at "
-                                                            << cmp.worstTensor;
+    EXPECT_LE(cmp.maxRelError, interp::tolerance(c.kernel))
+        << instance << " at " << cmp.worstTensor;
     // Statements no instruction runs are the host's: they take no accelerator cycles.
     EXPECT_EQ(r.cycles > 0, r.instructions > 0) << instance;
     ran += r.instructions > 0;
@@ -164,8 +163,7 @@ TEST(AccelSimulator, MediumGemmWithRemaindersMatchesTheInterpreter) {
     interp::Buffers inputs = interp::randomInputs(c.kernel, 7), ref = inputs, got = inputs;
     interp::run(c.kernel, ref);
     accel::simulate(c.kernel, c.target, c.schedule, &got);
-    EXPECT_LE(interp::compareOutputs(c.kernel, ref, got).maxRelError,
-              interp::tolerance(c.kernel))
+    EXPECT_LE(interp::compareOutputs(c.kernel, ref, got).maxRelError, interp::tolerance(c.kernel))
         << m << "x" << n << "x" << k;
   }
 }
@@ -188,8 +186,7 @@ TEST(AccelSimulator, AccessBeyondAMemorysCapacityIsAnError) {
     ADD_FAILURE() << "an out-of-capacity access ran";
   } catch (const accel::Error &e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("SPAD[0x3fe00, 0x40200), beyond its 262144 B"), std::string::npos)
-        << what;
+    EXPECT_NE(what.find("SPAD[0x3fe00, 0x40200), beyond its 262144 B"), std::string::npos) << what;
   }
 }
 
@@ -344,6 +341,5 @@ TEST(AccelVariants, A32x32ArrayRunsWiderCallsInFewerCycles) {
   interp::Buffers inputs = interp::randomInputs(c.kernel, 1), ref = inputs, got = inputs;
   interp::run(c.kernel, ref);
   accel::simulate(c.kernel, c.target, c.schedule, &got);
-  EXPECT_LE(interp::compareOutputs(c.kernel, ref, got).maxRelError,
-            interp::tolerance(c.kernel));
+  EXPECT_LE(interp::compareOutputs(c.kernel, ref, got).maxRelError, interp::tolerance(c.kernel));
 }
