@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -161,6 +162,30 @@ private:
   std::map<uint64_t, std::pair<uint64_t, double>> intervals_; // start -> (end, time)
 };
 
+// One lane of a unit: the intervals it is busy, so that an instruction that may start early
+// (it passed an older one still waiting) takes the first gap long enough for it.
+class Lane {
+public:
+  // The earliest time from `t` at which the lane is free for `duration` cycles.
+  double gap(double t, double duration) const {
+    auto it = busy_.upper_bound(t);
+    if (it != busy_.begin() && std::prev(it)->second > t)
+      t = std::prev(it)->second;
+    for (; it != busy_.end() && it->first < t + duration; ++it)
+      t = std::max(t, it->second);
+    return t;
+  }
+  void book(double from, double to, double forget) {
+    busy_[from] = std::max(to, from);
+    // Intervals that end before any later instruction can start are never looked at again.
+    while (!busy_.empty() && busy_.begin()->second < forget)
+      busy_.erase(busy_.begin());
+  }
+
+private:
+  std::map<double, double> busy_; // start -> end
+};
+
 // A memory's bandwidth shared by the moves through it, as a fluid: time is cut into buckets,
 // each able to carry `bytesPerCycle * kBucket` bytes; a transfer takes what is left of each
 // bucket from its start, up to its own rate, until its bytes are carried. Transfers are booked
@@ -211,9 +236,12 @@ struct Simulator::State {
   std::vector<std::vector<uint8_t>> memory;
   // Time.
   std::vector<Lines> lines;
+  // A unit: its lanes' busy intervals, and the starts of its last `queue` instructions (an
+  // instruction starts no earlier than the one `queue` places before it on the unit).
   struct UnitState {
-    std::vector<double> laneFree;
-    double lastStart = 0;
+    std::vector<Lane> lanes;
+    std::vector<double> recentStarts;
+    uint64_t issued = 0;
     int traceTid = 0;
   };
   std::vector<UnitState> units;
@@ -537,31 +565,42 @@ struct Simulator::State {
     }
     int u = in.unit >= 0 ? in.unit : 0;
     UnitState &us = units[size_t(u)];
-    start = std::max(start, us.lastStart);
-    size_t lane =
-        size_t(std::min_element(us.laneFree.begin(), us.laneFree.end()) - us.laneFree.begin());
-    start = std::max(start, us.laneFree[lane]);
-    double free, readEnd, done;
+    double &slot = us.recentStarts[us.issued++ % us.recentStarts.size()];
+    start = std::max(start, slot); // the start of the instruction `queue` places before
+    // How long the instruction holds a lane: its issue interval, or a move's stream at its own
+    // bandwidth.
+    double hold = in.cost.perCycle > 0 ? 1 / in.cost.perCycle : 1;
+    double bytes = 0;
+    int outer = -1;
     if (in.isMove) {
       // The bytes come from (or go to) the outer of the two memories.
-      int outer = op.regions[0].memory, inner = op.regions[1].memory;
+      outer = op.regions[0].memory;
       size_t outerRegion = 0;
-      if (t.isAncestor(inner, outer)) {
-        std::swap(outer, inner);
+      if (t.isAncestor(op.regions[1].memory, outer)) {
+        outer = op.regions[1].memory;
         outerRegion = 1;
       }
-      int eb = ir::elemTypeBytes(in.semantics.tensors[outerRegion].type);
-      double bytes = eb;
+      bytes = ir::elemTypeBytes(in.semantics.tensors[outerRegion].type);
       for (int64_t v : op.regions[outerRegion].valid)
         bytes *= double(std::max<int64_t>(v, 0));
+      hold = in.cost.bandwidthBytesPerCycle > 0 ? bytes / in.cost.bandwidthBytesPerCycle : 0;
+    }
+    size_t lane = 0;
+    double earliest = std::numeric_limits<double>::infinity();
+    for (size_t l = 0; l < us.lanes.size(); ++l)
+      if (double at = us.lanes[l].gap(start, hold); at < earliest)
+        earliest = at, lane = l;
+    start = earliest;
+    slot = start;
+    double free, readEnd, done;
+    if (in.isMove) {
       free = channels[size_t(outer)].transfer(start, bytes, in.cost.bandwidthBytesPerCycle);
       readEnd = free;
       done = free + in.cost.latencyCycles;
       result.memories[size_t(op.regions[0].memory)].bytesIn += uint64_t(bytes);
       result.memories[size_t(op.regions[1].memory)].bytesOut += uint64_t(bytes);
     } else {
-      double interval = in.cost.perCycle > 0 ? 1 / in.cost.perCycle : 1;
-      free = start + interval;
+      free = start + hold;
       readEnd = free;
       done = start + in.cost.latencyCycles;
     }
@@ -569,8 +608,8 @@ struct Simulator::State {
       lines[size_t(m)].noteRead(run.first, run.second, readEnd);
     for (auto &[m, run] : writes)
       lines[size_t(m)].noteWrite(run.first, run.second, done);
-    us.laneFree[lane] = free;
-    us.lastStart = start;
+    us.lanes[lane].book(start, free,
+                        *std::min_element(us.recentStarts.begin(), us.recentStarts.end()));
     result.units[size_t(u)].instructions++;
     result.units[size_t(u)].busyCycles += free - start;
     ++result.instructions;
@@ -613,7 +652,7 @@ struct Simulator::State {
 
   std::string laneName(size_t u, size_t lane) const {
     std::string name = result.units[u].name;
-    if (units[u].laneFree.size() > 1)
+    if (units[u].lanes.size() > 1)
       name.append(" ").append(std::to_string(lane));
     return name;
   }
@@ -630,7 +669,7 @@ struct Simulator::State {
                       {"tid", 0},
                       {"args", {{"name", "host"}}}});
     for (size_t u = 0; u < units.size(); ++u)
-      for (size_t l = 0; l < units[u].laneFree.size(); ++l)
+      for (size_t l = 0; l < units[u].lanes.size(); ++l)
         events.push_back({{"name", "thread_name"},
                           {"ph", "M"},
                           {"pid", 1},
@@ -672,14 +711,19 @@ Simulator::Simulator(const ir::Kernel &kernel, const hw::Target &target, interp:
   int tid = 1;
   for (const auto &u : target.units) {
     State::UnitState us;
-    us.laneFree.assign(std::max<uint32_t>(u.count, 1), 0);
+    us.lanes.resize(std::max<uint32_t>(u.count, 1));
+    us.recentStarts.assign(std::max<uint32_t>(u.queue, 1), 0);
     us.traceTid = tid;
-    tid += int(us.laneFree.size());
+    tid += int(us.lanes.size());
     s.units.push_back(us);
-    s.result.units.push_back({u.name, uint32_t(us.laneFree.size()), 0, 0});
+    s.result.units.push_back({u.name, uint32_t(us.lanes.size()), 0, 0});
   }
   if (s.units.empty()) {
-    s.units.push_back({{0}, 0, tid});
+    State::UnitState us;
+    us.lanes.resize(1);
+    us.recentStarts.assign(1, 0);
+    us.traceTid = tid;
+    s.units.push_back(us);
     s.result.units.push_back({"core", 1, 0, 0});
   }
   s.result.statementCycles.assign(kernel.statements.size(), 0);

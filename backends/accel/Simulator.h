@@ -5,17 +5,19 @@
 // never a silent success. Instructions execute by their semantics (the description's IR bodies),
 // with the regions' masks; host ops run on the host's view of DRAM.
 //
-// Time. Instructions issue in order per unit, on the first free of the unit's `count` lanes; a
-// compute instruction holds its lane for 1/per_cycle cycles and its results are ready `latency`
-// cycles after it starts. A move streams its bytes at its own bandwidth and at most the
-// bandwidth of the outer memory it reads or writes (a channel all moves through that memory
-// share, in issue order), and its data land `latency` cycles after the stream ends. Memories
-// are tracked per line: an instruction waits for the lines it reads to be written (true
-// dependences), and for the lines it writes to be read and written by earlier instructions
-// (false ones) — which is what lets a double-buffered fill overlap the compute on the other
-// half, and serialises one that is not. Host ops wait for the accelerator to drain and take no
-// accelerator cycles. Not modelled: bank conflicts, the scratchpads' own port bandwidth, and
-// the depth of the issue queues (each unit may run ahead of the others without bound).
+// Time. Each unit starts its instructions in order, except that one whose operands are ready
+// may pass up to `queue - 1` older ones still waiting (the unit's reservation station); it runs
+// on whichever of the unit's `count` lanes is free first for it. A compute instruction holds
+// its lane for 1/per_cycle cycles and its results are ready `latency` cycles after it starts.
+// A move streams its bytes at its own bandwidth and at most the bandwidth of the outer memory
+// it reads or writes (shared by all moves through that memory), and its data land `latency`
+// cycles after the stream ends. On-chip memories are tracked per line, DRAM per byte range: an
+// instruction waits for what it reads to be written (true dependences), and for what it writes
+// to be read and written by earlier instructions (false ones), which is what lets a
+// double-buffered fill overlap the compute on the other half and serialises one that is not.
+// Host ops wait for the accelerator to drain and take no accelerator cycles. Not modelled: bank
+// conflicts, the scratchpads' own port bandwidth, and a bound on how far one unit runs ahead of
+// another.
 #pragma once
 
 #include "backends/accel/Program.h"

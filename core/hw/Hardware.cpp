@@ -96,8 +96,12 @@ std::string printTarget(const Target &t) {
       out << ", latency " << m.latencyCycles;
     out << "\n";
   }
-  for (const auto &u : t.units)
-    out << "  unit " << u.name << "  count " << u.count << "\n";
+  for (const auto &u : t.units) {
+    out << "  unit " << u.name << "  count " << u.count;
+    if (u.queue > 1)
+      out << ", queue " << u.queue;
+    out << "\n";
+  }
   for (const auto &i : t.instructions) {
     out << "  " << (i.isMove ? "move " : "instr ") << i.name;
     if (!i.sizeParams.empty()) {

@@ -32,6 +32,9 @@ struct Memory {
 struct Unit {
   std::string name;
   uint32_t count = 1;
+  // Instructions waiting to start, of which the unit starts whichever are ready (a reservation
+  // station): an instruction may pass up to queue - 1 older ones. 1: strictly in order.
+  uint32_t queue = 1;
   SourceRange range;
 };
 

@@ -60,7 +60,7 @@ const std::map<std::string, QuantityKind> &propertyTable(PropertyBlock block) {
         {"latency", QK::Cycles}}},
       {PropertyBlock::Registers,
        {{"count", QK::Count}, {"width", QK::Bytes}, {"latency", QK::Cycles}}},
-      {PropertyBlock::Unit, {{"count", QK::Count}}},
+      {PropertyBlock::Unit, {{"count", QK::Count}, {"queue", QK::Count}}},
       {PropertyBlock::Cost,
        {{"latency", QK::Cycles}, {"per_cycle", QK::Rate}, {"bandwidth", QK::Bandwidth}}},
       {PropertyBlock::Link, {{"bandwidth", QK::Bandwidth}, {"latency", QK::Cycles}}},
@@ -469,7 +469,8 @@ std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSin
     unitSeen[u.name.name] = u.name.range;
     PropertyReader r(u.props, PropertyBlock::Unit, "unit", diags);
     ok = ok && r.ok;
-    t.units.push_back({u.name.name, uint32_t(std::max(1.0, r.getOr("count", 1))), u.range});
+    t.units.push_back({u.name.name, uint32_t(std::max(1.0, r.getOr("count", 1))),
+                       uint32_t(std::max(1.0, r.getOr("queue", 1))), u.range});
   }
   std::map<std::string, SourceRange> instrNames;
   for (const auto &in : decl.instrs) {

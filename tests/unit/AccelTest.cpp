@@ -231,6 +231,35 @@ TEST(AccelSimulator, IssueRateAndLatencyOfDependentAndIndependentCalls) {
   EXPECT_EQ(run(false), 7 * 16 + 48);
 }
 
+TEST(AccelSimulator, AQueueLetsAReadyInstructionPassAWaitingOne) {
+  auto c = gemm(16, 16, 16);
+  hw::Target t = c.target;
+  int mma = int(t.instruction("mma") - t.instructions.data());
+  int acc = t.memoryIndex("ACC"), spad = t.memoryIndex("SPAD");
+  auto call = [&](uint64_t accAddress) {
+    accel::Op op;
+    op.instruction = mma;
+    op.statement = 0;
+    op.regions = {{acc, accAddress, {64, 4}, {16, 16}},
+                  {spad, 0, {64, 4}, {16, 16}},
+                  {spad, 1024, {64, 4}, {16, 16}}};
+    return op;
+  };
+  auto run = [&](uint32_t queue) {
+    for (auto &u : t.units)
+      if (u.name == "array")
+        u.queue = queue;
+    accel::Simulator sim(c.kernel, t, nullptr);
+    sim.layout({});
+    // The second call waits 48 cycles for the first's result; the third is independent.
+    for (uint64_t a : {0, 0, 1024})
+      sim.op(call(a));
+    return sim.finish().cycles;
+  };
+  EXPECT_EQ(run(1), 48 + 16 + 48); // in order: the third starts after the second
+  EXPECT_EQ(run(16), 48 + 48);     // the third starts at 16, while the second waits
+}
+
 TEST(AccelSimulator, DoubleBufferingOverlapsMovesWithCompute) {
   auto c = gemm(256, 256, 256);
   double overlapped = timed(c);
