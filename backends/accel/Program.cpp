@@ -9,17 +9,11 @@ namespace isam::accel {
 
 namespace {
 
-std::string hex(uint64_t x) {
-  std::ostringstream o;
-  o << "0x" << std::hex << x;
-  return o.str();
-}
-
 // `MEM[0xADDR]`, with the row stride when rows are not back to back and the valid extent when
 // it is not the whole operand.
 std::string regionText(const Region &r, const ir::Tensor &t, const std::vector<int64_t> &shape,
                        const hw::Target &target) {
-  std::string out = target.memories[size_t(r.memory)].name + "[" + hex(r.address);
+  std::string out = target.memories[size_t(r.memory)].name + "[" + hexAddress(r.address);
   int64_t dense = ir::elemTypeBytes(t.type);
   bool isDense = true, isFull = true;
   for (size_t d = r.strides.size(); d-- > 0;) {
@@ -120,13 +114,19 @@ const char *hostName(Op::Kind k) {
 
 } // namespace
 
+std::string hexAddress(uint64_t address) {
+  std::ostringstream o;
+  o << "0x" << std::hex << address;
+  return o.str();
+}
+
 std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target &target) {
   std::ostringstream o;
   o << "; " << p.kernel << " on " << p.target << ": isamap instruction stream\n";
   o << "; " << target.memories.front().name << " layout:\n";
   for (const auto &a : p.allocations) {
     const ir::Tensor &t = kernel.tensors[size_t(a.tensor)];
-    o << ";   " << hex(a.address) << "  " << a.name << ": ";
+    o << ";   " << hexAddress(a.address) << "  " << a.name << ": ";
     if (a.view)
       o << "view of " << t.name << " packed by the host, " << ir::elemTypeName(t.type)
         << shapeText(a.extents);

@@ -96,6 +96,9 @@ private:
   Program &p_;
 };
 
+// `0x` and the address in hex, as listings and messages print addresses.
+std::string hexAddress(uint64_t address);
+
 // The readable listing: each instruction from its description's asm template, with
 // `{operand}` replaced by `MEMORY[0xADDRESS]` (plus the row stride and valid extent where they
 // are not the dense default) and `{R}` by the size; host ops and the layout as comments.

@@ -1,6 +1,7 @@
 #include "backends/accel/Simulator.h"
 
 #include "backends/accel/Emit.h"
+#include "ir/ElementBytes.h"
 #include "source/FileIo.h"
 
 #include <algorithm>
@@ -15,79 +16,12 @@ namespace isam::accel {
 
 namespace {
 
-std::string hex(uint64_t x) {
-  std::ostringstream o;
-  o << "0x" << std::hex << x;
-  return o.str();
-}
-
 double loadElement(const uint8_t *p, ir::ElemType t) {
-  switch (t) {
-  case ir::ElemType::F32: {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  case ir::ElemType::F64: {
-    double d;
-    std::memcpy(&d, p, 8);
-    return d;
-  }
-  case ir::ElemType::I32: {
-    int32_t i;
-    std::memcpy(&i, p, 4);
-    return i;
-  }
-  case ir::ElemType::I8:
-    return int8_t(*p);
-  case ir::ElemType::BF16: {
-    uint32_t bits = uint32_t(p[0] | (p[1] << 8)) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  case ir::ElemType::F16: {
-    _Float16 h;
-    std::memcpy(&h, p, 2);
-    return double(h);
-  }
-  }
-  return 0;
+  return ir::loadElement(t, p);
 }
 
 void storeElement(uint8_t *p, ir::ElemType t, double v) {
-  v = interp::roundTo(t, v);
-  switch (t) {
-  case ir::ElemType::F32: {
-    float f = float(v);
-    std::memcpy(p, &f, 4);
-    return;
-  }
-  case ir::ElemType::F64:
-    std::memcpy(p, &v, 8);
-    return;
-  case ir::ElemType::I32: {
-    int32_t i = int32_t(v);
-    std::memcpy(p, &i, 4);
-    return;
-  }
-  case ir::ElemType::I8:
-    *p = uint8_t(int8_t(v));
-    return;
-  case ir::ElemType::BF16: {
-    float f = float(v); // already rounded to bf16: the upper half is exact
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    p[0] = uint8_t(bits >> 16);
-    p[1] = uint8_t(bits >> 24);
-    return;
-  }
-  case ir::ElemType::F16: {
-    _Float16 h = _Float16(v);
-    std::memcpy(p, &h, 2);
-    return;
-  }
-  }
+  ir::storeElement(t, p, interp::roundTo(t, v));
 }
 
 // When a memory's bytes are last written (the data landed) and last read (the read ended).
@@ -261,8 +195,9 @@ struct Simulator::State {
   void checkRange(int m, uint64_t address, uint64_t bytes, const std::string &what) {
     const hw::Memory &mem = t.memories[size_t(m)];
     if (mem.sizeBytes > 0 && address + bytes > mem.sizeBytes)
-      throw Error(what + " accesses " + mem.name + "[" + hex(address) + ", " +
-                  hex(address + bytes) + "), beyond its " + std::to_string(mem.sizeBytes) + " B");
+      throw Error(what + " accesses " + mem.name + "[" + hexAddress(address) + ", " +
+                  hexAddress(address + bytes) + "), beyond its " + std::to_string(mem.sizeBytes) +
+                  " B");
     if (options.functional && memory[size_t(m)].size() < address + bytes)
       memory[size_t(m)].resize(address + bytes, 0);
   }

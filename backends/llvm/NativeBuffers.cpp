@@ -1,128 +1,8 @@
 #include "backends/llvm/NativeBuffers.h"
 
-#include <cmath>
-#include <cstring>
+#include "ir/ElementBytes.h"
 
 namespace isam::backend {
-
-uint16_t bf16Bits(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if (std::isnan(f))
-    return uint16_t((bits | 0x00400000u) >> 16);
-  bits += 0x7FFF + ((bits >> 16) & 1);
-  return uint16_t(bits >> 16);
-}
-
-float bf16Value(uint16_t b) {
-  uint32_t bits = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t halfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  uint32_t abs = x & 0x7FFFFFFF;
-  if (abs >= 0x7F800000) // inf or NaN
-    return uint16_t(sign | 0x7C00 | (abs > 0x7F800000 ? 0x200 : 0));
-  if (abs >= 0x477FF000) // rounds past the largest half
-    return uint16_t(sign | 0x7C00);
-  if (abs < 0x38800000) { // a subnormal half (or zero): scale into integer units of 2^-24
-    float scaled = std::fabs(f) * 16777216.0f;
-    return uint16_t(sign | uint16_t(std::nearbyint(scaled)));
-  }
-  uint32_t mant = abs + 0xC8000FFF + ((abs >> 13) & 1); // rebias and round to nearest even
-  return uint16_t(sign | (mant >> 13));
-}
-
-float halfValue(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  float f;
-  if (exp == 0) {
-    f = std::ldexp(float(mant), -24);
-    return sign ? -f : f;
-  }
-  uint32_t bits =
-      exp == 31 ? sign | 0x7F800000 | (mant << 13) : sign | ((exp + 112) << 23) | (mant << 13);
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-namespace {
-
-void put(ir::ElemType t, unsigned char *p, double v) {
-  switch (t) {
-  case ir::ElemType::F32: {
-    float f = float(v);
-    std::memcpy(p, &f, 4);
-    return;
-  }
-  case ir::ElemType::F64:
-    std::memcpy(p, &v, 8);
-    return;
-  case ir::ElemType::F16: {
-    uint16_t b = halfBits(float(v));
-    std::memcpy(p, &b, 2);
-    return;
-  }
-  case ir::ElemType::BF16: {
-    uint16_t b = bf16Bits(float(v));
-    std::memcpy(p, &b, 2);
-    return;
-  }
-  case ir::ElemType::I8: {
-    int8_t i = int8_t(v);
-    std::memcpy(p, &i, 1);
-    return;
-  }
-  case ir::ElemType::I32: {
-    int32_t i = int32_t(v);
-    std::memcpy(p, &i, 4);
-    return;
-  }
-  }
-}
-
-double get(ir::ElemType t, const unsigned char *p) {
-  switch (t) {
-  case ir::ElemType::F32: {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  case ir::ElemType::F64: {
-    double d;
-    std::memcpy(&d, p, 8);
-    return d;
-  }
-  case ir::ElemType::F16: {
-    uint16_t b;
-    std::memcpy(&b, p, 2);
-    return halfValue(b);
-  }
-  case ir::ElemType::BF16: {
-    uint16_t b;
-    std::memcpy(&b, p, 2);
-    return bf16Value(b);
-  }
-  case ir::ElemType::I8: {
-    int8_t i;
-    std::memcpy(&i, p, 1);
-    return i;
-  }
-  case ir::ElemType::I32: {
-    int32_t i;
-    std::memcpy(&i, p, 4);
-    return i;
-  }
-  }
-  return 0;
-}
-
-} // namespace
 
 NativeBuffers toNative(const ir::Kernel &kernel, const interp::Buffers &buffers) {
   NativeBuffers out;
@@ -138,7 +18,7 @@ NativeBuffers toNative(const ir::Kernel &kernel, const interp::Buffers &buffers)
              tensor.role == ir::TensorRole::Input ? 0 : 0xFF);
     if (tensor.role != ir::TensorRole::Output)
       for (size_t i = 0; i < buffers[t].size(); ++i)
-        put(tensor.type, s.data() + i * bytes, buffers[t][i]);
+        ir::storeElement(tensor.type, s.data() + i * bytes, buffers[t][i]);
     out.args.push_back(s.data());
   }
   return out;
@@ -152,7 +32,7 @@ void fromNative(const ir::Kernel &kernel, const NativeBuffers &native, interp::B
     size_t bytes = size_t(ir::elemTypeBytes(tensor.type));
     buffers[t].resize(size_t(tensor.elementCount()));
     for (size_t i = 0; i < buffers[t].size(); ++i)
-      buffers[t][i] = get(tensor.type, native.storage[t].data() + i * bytes);
+      buffers[t][i] = ir::loadElement(tensor.type, native.storage[t].data() + i * bytes);
   }
 }
 

@@ -19,10 +19,4 @@ NativeBuffers toNative(const ir::Kernel &kernel, const interp::Buffers &buffers)
 // Reads back every output into `buffers`.
 void fromNative(const ir::Kernel &kernel, const NativeBuffers &native, interp::Buffers &buffers);
 
-// IEEE half and bfloat16 bits, rounding to nearest even.
-uint16_t halfBits(float f);
-float halfValue(uint16_t bits);
-uint16_t bf16Bits(float f);
-float bf16Value(uint16_t bits);
-
 } // namespace isam::backend

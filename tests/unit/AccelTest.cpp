@@ -55,6 +55,18 @@ double timed(const Compiled &c) {
   return accel::simulate(c.kernel, c.target, c.schedule, nullptr).cycles;
 }
 
+// One systolic16 mma on the accumulator tile at `accAddress`, reading fixed scratchpad tiles.
+accel::Op mmaCall(const hw::Target &t, uint64_t accAddress) {
+  accel::Op op;
+  op.instruction = int(t.instruction("mma") - t.instructions.data());
+  op.statement = 0;
+  int acc = t.memoryIndex("ACC"), spad = t.memoryIndex("SPAD");
+  op.regions = {{acc, accAddress, {64, 4}, {16, 16}},
+                {spad, 0, {64, 4}, {16, 16}},
+                {spad, 1024, {64, 4}, {16, 16}}};
+  return op;
+}
+
 size_t count(const std::string &text, const std::string &what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
@@ -207,22 +219,11 @@ TEST(AccelSimulator, TilesBeyondTheScratchpadAreAnEmissionError) {
 TEST(AccelSimulator, IssueRateAndLatencyOfDependentAndIndependentCalls) {
   auto c = gemm(16, 16, 16);
   const hw::Target &t = c.target;
-  int mma = int(t.instruction("mma") - t.instructions.data());
-  int acc = t.memoryIndex("ACC"), spad = t.memoryIndex("SPAD");
-  auto call = [&](uint64_t accAddress) {
-    accel::Op op;
-    op.instruction = mma;
-    op.statement = 0;
-    op.regions = {{acc, accAddress, {64, 4}, {16, 16}},
-                  {spad, 0, {64, 4}, {16, 16}},
-                  {spad, 1024, {64, 4}, {16, 16}}};
-    return op;
-  };
   auto run = [&](bool sameAccumulator) {
     accel::Simulator sim(c.kernel, t, nullptr);
     sim.layout({});
     for (int i = 0; i < 8; ++i)
-      sim.op(call(sameAccumulator ? 0 : uint64_t(i % 4) * 1024));
+      sim.op(mmaCall(t, sameAccumulator ? 0 : uint64_t(i % 4) * 1024));
     return sim.finish().cycles;
   };
   // A chain on one accumulator waits out each result's 48 cycles; four accumulators keep the
@@ -234,17 +235,6 @@ TEST(AccelSimulator, IssueRateAndLatencyOfDependentAndIndependentCalls) {
 TEST(AccelSimulator, AQueueLetsAReadyInstructionPassAWaitingOne) {
   auto c = gemm(16, 16, 16);
   hw::Target t = c.target;
-  int mma = int(t.instruction("mma") - t.instructions.data());
-  int acc = t.memoryIndex("ACC"), spad = t.memoryIndex("SPAD");
-  auto call = [&](uint64_t accAddress) {
-    accel::Op op;
-    op.instruction = mma;
-    op.statement = 0;
-    op.regions = {{acc, accAddress, {64, 4}, {16, 16}},
-                  {spad, 0, {64, 4}, {16, 16}},
-                  {spad, 1024, {64, 4}, {16, 16}}};
-    return op;
-  };
   auto run = [&](uint32_t queue) {
     for (auto &u : t.units)
       if (u.name == "array")
@@ -253,7 +243,7 @@ TEST(AccelSimulator, AQueueLetsAReadyInstructionPassAWaitingOne) {
     sim.layout({});
     // The second call waits 48 cycles for the first's result; the third is independent.
     for (uint64_t a : {0, 0, 1024})
-      sim.op(call(a));
+      sim.op(mmaCall(t, a));
     return sim.finish().cycles;
   };
   EXPECT_EQ(run(1), 48 + 16 + 48); // in order: the third starts after the second

@@ -4,6 +4,7 @@
 // pattern, ties to even, overflow, subnormals, infinities and NaN), and toNative/fromNative
 // (storage types, ABI order, outputs poisoned with 0xFF bytes, round trips).
 #include "backends/llvm/NativeBuffers.h"
+#include "ir/ElementBytes.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -14,10 +15,10 @@
 #include <random>
 
 using namespace isam;
-using backend::bf16Bits;
-using backend::bf16Value;
-using backend::halfBits;
-using backend::halfValue;
+using ir::bf16Bits;
+using ir::bf16Value;
+using ir::halfBits;
+using ir::halfValue;
 
 namespace {
 
