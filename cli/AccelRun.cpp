@@ -112,8 +112,9 @@ void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
                 << bytesText(double(m.bytesOut)) << ";";
   std::cout << "\n";
   if (r.hostOps)
-    std::cout << "  host: " << r.hostOps << " ops (" << bytesText(double(r.hostBytes))
-              << " packed or cleared, statements no instruction runs), not in the cycles\n";
+    std::cout << "  host: " << r.hostOps << (r.hostOps == 1 ? " step" : " steps")
+              << " (clearing outputs, packing views, statements no instruction runs) over "
+              << bytesText(double(r.hostBytes)) << ", not in the cycles\n";
   if (!tracePath.empty())
     std::cout << "  trace: " << tracePath
               << (r.traceDropped ? " (the first " + std::to_string(r.traceEvents) + " events)"
