@@ -4,7 +4,8 @@
 // shape, the cost model's cycles, the simulated cycles, the model's error, the utilization of
 // the compute array and the share of the description's roofline reached; then the mean
 // absolute error and the utilization over the large GEMMs (at least 1 GFLOP).
-//   build/bench/isamap_bench_accel [--target NAME] [--csv PATH] [--filter TEXT] [--limit N]
+//   build/bench/isamap_bench_accel [--target NAME] [--csv PATH] [--filter TEXT] [--skip N] [--limit
+//   N]
 //                                  [--no-samples] [--no-gemm] [--json PATH] [-I DIR]
 //                                  [--trace PREFIX]
 #include "BenchSupport.h"
@@ -91,9 +92,14 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
     r.cycles = sim.cycles;
     r.utilization = sim.utilization;
     r.instructions = sim.instructions;
+    // The roofline is the whole kernel's; where the host runs a statement, the accelerator's
+    // cycles are not the whole kernel's either, so there is no share to give.
+    bool whole = true;
+    for (const auto &ss : ks.statements)
+      whole = whole && ss.config.mapping >= 0;
     double bound = roofline.gflops(r.flops, bench::kernelBytes(k), 1);
     double rooflineCycles = bound > 0 ? r.flops / (bound * 1e9) * roofline.clockHz : 0;
-    r.roofline = r.cycles > 0 ? rooflineCycles / r.cycles : 0;
+    r.roofline = whole && r.cycles > 0 ? rooflineCycles / r.cycles : -1;
   } catch (const accel::Error &e) {
     r.error = e.what();
   }
@@ -113,13 +119,14 @@ int main(int argc, char **argv) {
   CLI::App app{"isamap's accelerator cost model against its simulator"};
   std::string targetName = "systolic16", csv, filter, jsonPath, trace;
   std::string source = ISAMAP_SOURCE_DIR;
-  size_t limit = 0;
+  size_t limit = 0, skip = 0;
   bool noSamples = false, noGemm = false;
   std::vector<std::string> includes;
   app.add_option("--target", targetName, "A simulated target (no LLVM triple)");
   app.add_option("--csv", csv, "DeepBench GEMM sizes (default: ../shared/data beside the source)");
   app.add_option("--filter", filter, "Only shapes whose label contains this");
   app.add_option("--limit", limit, "At most this many GEMM shapes");
+  app.add_option("--skip", skip, "Skip the first this many GEMM shapes (with --limit: a slice)");
   app.add_flag("--no-samples", noSamples, "Skip the sample instances");
   app.add_flag("--no-gemm", noGemm, "Skip the DeepBench GEMMs");
   app.add_option("--json", jsonPath, "Also write the rows as JSON");
@@ -146,10 +153,16 @@ int main(int argc, char **argv) {
   auto report = [&](const Row &r) {
     if (!r.error.empty()) {
       std::printf("%-34s %s\n", r.label.c_str(), r.error.c_str());
+    } else if (r.instructions == 0) {
+      std::printf("%-34s no statement runs on %s: the host runs it all\n", r.label.c_str(),
+                  target->name.c_str());
     } else {
-      std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %8.1f%% %8.1fs\n", r.label.c_str(), r.estimate,
+      char share[32] = "(host part)";
+      if (r.roofline >= 0)
+        std::snprintf(share, sizeof share, "%.1f%%", 100 * r.roofline);
+      std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %9s %8.1fs\n", r.label.c_str(), r.estimate,
                   r.cycles, percent((r.estimate - r.cycles) / r.cycles).c_str(),
-                  100 * r.utilization, 100 * r.roofline, r.seconds);
+                  100 * r.utilization, share, r.seconds);
     }
     std::fflush(stdout);
     rows.push_back(r);
@@ -174,7 +187,9 @@ int main(int argc, char **argv) {
                           std::to_string(s.k);
       if (label.find(filter) == std::string::npos)
         continue;
-      if (limit && done++ >= limit)
+      if (done++ < skip)
+        continue;
+      if (limit && done > skip + limit)
         break;
       auto ks = session.instances(sel);
       if (ks.empty())
@@ -239,7 +254,7 @@ int main(int argc, char **argv) {
                    {"modelCycles", r.estimate},
                    {"simulatedCycles", r.cycles},
                    {"utilization", r.utilization},
-                   {"roofline", r.roofline},
+                   {"roofline", r.roofline >= 0 ? nlohmann::json(r.roofline) : nlohmann::json()},
                    {"error", r.error}});
     std::string error;
     if (!writeFileAtomically(jsonPath, j.dump(2), error)) {

@@ -112,7 +112,9 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   // queue behind each other, whichever level they fill), and the bytes through each memory
   // they stream from or to (moves through one memory share its bandwidth).
   std::map<int, double> unitCycles, channelBytes;
-  double prologue = 0;
+  // The first tiles are filled, and the last results written back, with nothing to overlap
+  // them: their streams one after another, and one latency each way (moves pipeline).
+  double prologue = 0, fillLatency = 0, drainLatency = 0;
   for (size_t l = 1; l < nl; ++l) {
     const Level &lv = c.levels[l];
     Cost::LevelCost lc;
@@ -225,9 +227,9 @@ Cost AnalyticalModel::evaluate(Config &c) const {
             continue;
           double rate = mv->cost.bandwidthBytesPerCycle > 0 ? mv->cost.bandwidthBytesPerCycle : bw;
           unitCycles[mv->unit] += rate > 0 ? bytes / rate : 0;
-          // The first tiles are filled, and the last results written back, with nothing to
-          // overlap them.
-          prologue += (rate > 0 ? tr.tileBytes / rate : 0) + mv->cost.latencyCycles;
+          prologue += rate > 0 ? tr.tileBytes / rate : 0;
+          double &latency = mv == fill ? fillLatency : drainLatency;
+          latency = std::max(latency, mv->cost.latencyCycles);
         }
         channelBytes[outer] += once * (p.output ? 2 : 1);
       }
@@ -249,7 +251,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
       overlapped = bytes / bw;
       slowest = target_.memories[size_t(memory)].name;
     }
-  serial += prologue;
+  serial += prologue + fillLatency + drainLatency;
 
   // Compute, and the latency bound of accumulation chains.
   double perCycle = instr.cost.perCycle;
