@@ -16,12 +16,6 @@ uint64_t alignUp(uint64_t x, uint64_t to) {
   return (x + to - 1) / to * to;
 }
 
-// The move named by a placement's `via` ("pack, then mvin" names mvin).
-std::string moveName(const std::string &via) {
-  auto space = via.rfind(' ');
-  return space == std::string::npos ? via : via.substr(space + 1);
-}
-
 // A move's two operands: the one it writes and the one it reads.
 struct MoveOperands {
   int dst = -1, src = -1;
@@ -230,7 +224,7 @@ private:
       bp.memory = c.levels[size_t(b.level)].memory;
       const hw::Memory &mem = t_.memories[size_t(bp.memory)];
       const std::string &opName = p.instr->semantics.tensors[size_t(b.operand)].name;
-      bp.fill = t_.instruction(moveName(pl.via[size_t(b.level)]));
+      bp.fill = t_.instruction(schedule::moveName(pl.via[size_t(b.level)]));
       if (!bp.fill || !bp.fill->isMove)
         fail(p, "no move of " + t_.name + " fills " + opName + " in " + mem.name + " (via " +
                     pl.via[size_t(b.level)] + ")");

@@ -48,12 +48,6 @@ const hw::Instruction *storeFrom(const hw::Target &t, int registers) {
   return moveOut(t, registers, t.memories[registers].parent);
 }
 
-// The move of a staging step ("mvin", or "pack, then mvin").
-std::string moveName(const std::string &via) {
-  auto comma = via.rfind(' ');
-  return comma == std::string::npos ? via : via.substr(comma + 1);
-}
-
 int64_t product(const std::vector<int64_t> &v) {
   int64_t n = 1;
   for (int64_t x : v)
@@ -381,6 +375,11 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
+}
+
+std::string moveName(const std::string &via) {
+  auto space = via.rfind(' ');
+  return space == std::string::npos ? via : via.substr(space + 1);
 }
 
 std::vector<int> layoutDims(const Config &c, size_t operand) {
