@@ -23,6 +23,8 @@ const statement = { line: 8, character: 4 };
 before(async () => {
   if (skip) return;
   proc = childProcess.spawn(ISAMAP, [...SERVER_ARGS, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // Writes after the server has gone (at the end) report EPIPE here rather than crash the run.
+  proc.stdin!.on('error', () => {});
   conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
   conn.listen();
   const settings = readSettings((k) => ({ target: 'x86_avx512', debounceMs: 0, scheduleCandidates: 50 } as Record<string, unknown>)[k]);
@@ -45,14 +47,21 @@ before(async () => {
 
 after(async () => {
   if (!proc) return;
+  const server = proc;
+  const exited = new Promise<void>((resolve) => {
+    if (server.exitCode !== null) resolve();
+    else server.once('exit', () => resolve());
+  });
   try {
     await conn.sendRequest('shutdown');
-    conn.sendNotification('exit');
+    // Awaited: a write still pending when the server exits must not fail after the test ends.
+    await conn.sendNotification('exit');
   } catch {
     // already gone
   }
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10000))]);
   conn.dispose();
-  proc.kill();
+  server.kill();
 });
 
 test('isamap/diagram: the kernel view is an SVG for the panel', { skip, timeout: 60000 }, async () => {
