@@ -1,6 +1,7 @@
 #include "backends/accel/Emit.h"
 
 #include "schedule/CostModel.h"
+#include "schedule/Execute.h"
 
 #include <algorithm>
 #include <map>
@@ -338,28 +339,14 @@ private:
     }
   }
 
-  // The box of statement indices the current virtual-index box covers (as Execute does).
+  // The box of statement indices the current virtual-index box covers.
   void statementBox(std::vector<int64_t> &lo, std::vector<int64_t> &size) const {
     const schedule::Config &c = plan_->ss->config;
-    const ir::Statement &s = k_.statements[c.statement];
-    lo.assign(s.indices.size(), 0);
-    size.assign(s.indices.size(), 1);
-    for (size_t v = 0; v < c.vindices.size(); ++v) {
-      int64_t first = begin_[v], last = begin_[v] + size_[v] - 1;
-      const auto &g = c.vindices[v].stmtIndices;
-      for (size_t j = g.size(); j-- > 0;) {
-        int64_t e = s.indices[size_t(g[j])].extent;
-        if (first / e == last / e) {
-          lo[size_t(g[j])] = first % e;
-          size[size_t(g[j])] = last % e - first % e + 1;
-        } else {
-          lo[size_t(g[j])] = 0;
-          size[size_t(g[j])] = e;
-        }
-        first /= e;
-        last /= e;
-      }
-    }
+    std::vector<int64_t> hi;
+    schedule::statementBox(c, k_.statements[c.statement], begin_, size_, lo, hi);
+    size.resize(lo.size());
+    for (size_t i = 0; i < lo.size(); ++i)
+      size[i] = hi[i] - lo[i] + 1;
   }
 
   void init(ir::ReduceOp reduce) {

@@ -58,24 +58,7 @@ public:
 private:
   // The range of each statement index over the current box (inclusive).
   void statementRanges(std::vector<int64_t> &lo, std::vector<int64_t> &hi) const {
-    lo.assign(s_.indices.size(), 0);
-    hi.assign(s_.indices.size(), 0);
-    for (size_t v = 0; v < c_.vindices.size(); ++v) {
-      int64_t first = begin_[v], last = begin_[v] + size_[v] - 1;
-      const auto &g = c_.vindices[v].stmtIndices;
-      for (size_t j = g.size(); j-- > 0;) {
-        int64_t e = s_.indices[g[j]].extent;
-        if (first / e == last / e) {
-          lo[g[j]] = first % e;
-          hi[g[j]] = last % e;
-        } else {
-          lo[g[j]] = 0;
-          hi[g[j]] = e - 1;
-        }
-        first /= e;
-        last /= e;
-      }
-    }
+    statementBox(c_, s_, begin_, size_, lo, hi);
   }
 
   void pointOf(const std::vector<int64_t> &vvalue, std::vector<int64_t> &point) const {
@@ -281,6 +264,29 @@ private:
 };
 
 } // namespace
+
+void statementBox(const Config &c, const ir::Statement &s, const std::vector<int64_t> &begin,
+                  const std::vector<int64_t> &size, std::vector<int64_t> &lo,
+                  std::vector<int64_t> &hi) {
+  lo.assign(s.indices.size(), 0);
+  hi.assign(s.indices.size(), 0);
+  for (size_t v = 0; v < c.vindices.size(); ++v) {
+    int64_t first = begin[v], last = begin[v] + size[v] - 1;
+    const auto &g = c.vindices[v].stmtIndices;
+    for (size_t j = g.size(); j-- > 0;) {
+      int64_t e = s.indices[size_t(g[j])].extent;
+      if (first / e == last / e) {
+        lo[size_t(g[j])] = first % e;
+        hi[size_t(g[j])] = last % e;
+      } else {
+        lo[size_t(g[j])] = 0;
+        hi[size_t(g[j])] = e - 1;
+      }
+      first /= e;
+      last /= e;
+    }
+  }
+}
 
 void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
              interp::Buffers &buffers) {
