@@ -10,6 +10,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -166,7 +167,8 @@ bool isForeignTarget(const hw::Target &target) {
          llvm::Triple(llvm::sys::getProcessTriple()).getArch();
 }
 
-llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Target &target) {
+llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Target &target,
+                                                                 const CrossToolSearch &where) {
   llvm::Triple want(target.triple), host(llvm::sys::getProcessTriple());
   std::string arch = want.getArchName().str(), hostArch = host.getArchName().str();
   auto tc = toolchainFor(want.getArch());
@@ -174,24 +176,38 @@ llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Targe
     return fail("cannot run target '" + target.name + "' (" +
                 (arch.empty() ? std::string("no LLVM triple") : arch) + ") on this " + hostArch +
                 " machine: emulation is supported for aarch64, riscv64 and x86_64 only");
-  std::string prefix = tc->gnuTriple, sysroot = "/usr/" + prefix;
-  std::string packages =
-      std::string(tc->gccPackage) + " libgomp1-" + tc->debArch + "-cross" + " qemu-user";
-  std::vector<std::string> missing;
-  auto cc = llvm::sys::findProgramByName(prefix + "-gcc");
+  std::string prefix = tc->gnuTriple, sysroot = where.sysrootParent + "/" + prefix;
+  std::string debArch = tc->debArch;
+  // What is missing, each with the package that provides it.
+  std::vector<std::pair<std::string, std::string>> missing;
+  std::vector<llvm::StringRef> searchPath(where.path.begin(), where.path.end());
+  auto cc = llvm::sys::findProgramByName(prefix + "-gcc", searchPath);
   if (!cc)
-    missing.push_back(prefix + "-gcc (not on the PATH)");
-  auto qemu = llvm::sys::findProgramByName(tc->qemu);
+    missing.emplace_back(prefix + "-gcc (not on the PATH)", tc->gccPackage);
+  auto qemu = llvm::sys::findProgramByName(tc->qemu, searchPath);
   if (!qemu)
-    missing.push_back(std::string(tc->qemu) + " (not on the PATH)");
+    missing.emplace_back(std::string(tc->qemu) + " (not on the PATH)", "qemu-user");
+  // The cross compiler only recommends its C library, so an install without recommends has a
+  // compiler that cannot compile the driver ("bits/libc-header-start.h: No such file").
+  for (const char *file : {"/include/stdio.h", "/lib/crt1.o", "/lib/libc.so"})
+    if (!llvm::sys::fs::exists(sysroot + file))
+      missing.emplace_back(sysroot + file + " (the C library)", "libc6-dev-" + debArch + "-cross");
   if (!llvm::sys::fs::exists(sysroot + "/lib/libgomp.so.1"))
-    missing.push_back(sysroot + "/lib/libgomp.so.1");
+    missing.emplace_back(sysroot + "/lib/libgomp.so.1 (the OpenMP runtime)",
+                         "libgomp1-" + debArch + "-cross");
   if (!missing.empty()) {
-    std::string list;
-    for (const auto &m : missing)
-      list += (list.empty() ? "" : ", ") + m;
+    std::string list, packages;
+    std::vector<std::string> named;
+    for (const auto &[what, package] : missing) {
+      list += (list.empty() ? "" : ", ") + what;
+      if (std::find(named.begin(), named.end(), package) == named.end()) {
+        named.push_back(package);
+        packages += (packages.empty() ? "" : " ") + package;
+      }
+    }
     return fail("running target '" + target.name + "' (" + arch + ") on this " + hostArch +
-                " machine needs a cross compiler, its OpenMP runtime and qemu-user; missing: " +
+                " machine needs a cross compiler, its C library and OpenMP runtime, and "
+                "qemu-user; missing: " +
                 list + ". Install them with: apt-get install " + packages +
                 " (or compile with `isamap compile --target " + target.name + " --emit=obj`)");
   }

@@ -9,10 +9,12 @@
 //   x86_64   x86_64-linux-gnu-gcc, qemu-x86_64 -L /usr/x86_64-linux-gnu (on a non-x86 host)
 // The driver is linked with `-lgomp -lm` from the cross toolchain's sysroot.
 //
-// Tools. The compiler and the emulator are looked up on the PATH, libgomp in the sysroot
-// (/usr/<gnu triple>/lib/libgomp.so.1). When one is missing, CrossRunner::create fails with a
-// message naming what is missing and the Debian packages to install (for aarch64:
-// `apt-get install gcc-aarch64-linux-gnu libgomp1-arm64-cross qemu-user`); nothing is written.
+// Tools. The compiler and the emulator are looked up on the PATH; the C library (headers,
+// crt1.o, libc.so) and libgomp in the sysroot /usr/<gnu triple>. When one is missing,
+// CrossRunner::create fails with a message naming each missing file or program and the Debian
+// packages that provide them, and only those (for aarch64, all four are
+// `apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross qemu-user`:
+// the C library is only *recommended* by the cross compiler); nothing is written.
 //
 // Files. Everything (object, driver source, executable, input and output tensors) lives in one
 // private temporary directory, removed when the CrossRunner is destroyed.
@@ -37,6 +39,14 @@
 
 namespace isam::backend {
 
+// Where CrossRunner::create looks for the tools: the directories of `path` (empty: the PATH)
+// for the compiler and the emulator, and <sysrootParent>/<gnu triple> for the sysroot. Only
+// tests change them.
+struct CrossToolSearch {
+  std::vector<std::string> path;
+  std::string sysrootParent = "/usr";
+};
+
 // True when the target names an LLVM triple whose architecture is not this process's.
 bool isForeignTarget(const hw::Target &target);
 
@@ -46,7 +56,8 @@ public:
 
   // Finds the tools for the target's architecture and makes the temporary directory; fails
   // (saying what to install) when a tool is missing or the architecture is not supported.
-  static llvm::Expected<std::unique_ptr<CrossRunner>> create(const hw::Target &target);
+  static llvm::Expected<std::unique_ptr<CrossRunner>> create(const hw::Target &target,
+                                                             const CrossToolSearch &where = {});
   ~CrossRunner();
   CrossRunner(const CrossRunner &) = delete;
   CrossRunner &operator=(const CrossRunner &) = delete;
