@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Proves that every toolchain isamap's build and tests use works, rather than that its packages
+# are listed as installed: each probe in scripts/probes/ is compiled, linked and run the way the
+# build or a test uses it (the cross programs under qemu-user, LLVM through its JIT, ANTLR from
+# a grammar). A failing step prints what is missing and the Debian package that provides it,
+#   install-deps: the aarch64 C library is missing: install libc6-dev-arm64-cross
+# followed by the tool's last lines; every probe runs (in parallel, each in its own directory),
+# then the script exits 1 if one failed. Called by install-deps.sh; takes about 25 s of CPU.
+set -uo pipefail
+probes="$(cd "$(dirname "$0")/probes" && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/isamap-probes.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# step WHAT PACKAGES COMMAND...: runs COMMAND (output to a log); when it fails, says that WHAT
+# and names PACKAGES.
+step() {
+  local what=$1 packages=$2
+  shift 2
+  if "$@" >log 2>&1; then
+    return 0
+  fi
+  echo "install-deps: $what: install $packages" >&2
+  tail -n 4 log | sed 's/^/    /' >&2
+  return 1
+}
+# A program's output must be exactly "ok".
+prints_ok() { [ "$("$@")" = ok ]; }
+
+probe_host_cxx() {
+  step "the host C++ compiler does not work" "build-essential" \
+    g++ -std=c++20 -pthread -o host "$probes/host.cpp" &&
+    step "the host C++ program does not run" "build-essential" prints_ok ./host
+}
+
+# cross ARCH GNU_TRIPLE DEBIAN_ARCH QEMU [QEMU_ARGS...]: the driver isamap links for
+# `run --target` on another architecture (backends/llvm/Cross.cpp), built and run the same way.
+cross() {
+  local arch=$1 gnu=$2 deb=$3 qemu=$4
+  shift 4
+  step "the $arch cross compiler is missing" "gcc-$gnu" command -v "$gnu-gcc" &&
+    step "the $arch C library is missing" "libc6-dev-$deb-cross" \
+      "$gnu-gcc" -O2 -fopenmp -c -o "$arch.o" "$probes/cross-openmp.c" &&
+    step "the $arch C library or OpenMP runtime does not link" \
+      "libc6-dev-$deb-cross libgomp1-$deb-cross" "$gnu-gcc" -fopenmp -o "$arch" "$arch.o" -lm &&
+    step "qemu-user is missing" "qemu-user" command -v "$qemu" &&
+    step "the $arch program does not run under $qemu" "libgomp1-$deb-cross qemu-user" \
+      prints_ok "$qemu" -L "/usr/$gnu" "$@" "./$arch"
+}
+probe_aarch64() { cross aarch64 aarch64-linux-gnu arm64 qemu-aarch64; }
+probe_riscv64() {
+  cross riscv64 riscv64-linux-gnu riscv64 qemu-riscv64 \
+    -cpu rv64,v=true,vlen=256,elen=64,vext_spec=v1.0
+}
+
+probe_llvm16() {
+  step "LLVM 16 is missing" "llvm-16-dev" command -v llvm-config-16 &&
+    step "a program does not build against LLVM 16" "llvm-16-dev" \
+      sh -c "g++ \$(llvm-config-16 --cxxflags) -o llvm '$probes/llvm.cpp' \
+             \$(llvm-config-16 --ldflags --link-shared --libs core orcjit native)" &&
+    step "a program built against LLVM 16 does not run" "llvm-16-dev" \
+      prints_ok env LD_LIBRARY_PATH="$(llvm-config-16 --libdir)" ./llvm
+}
+
+probe_antlr() {
+  step "the ANTLR generator does not run" "antlr4" \
+    antlr4 -Dlanguage=Cpp -no-visitor -no-listener -o gen "$probes/Probe.g4" &&
+    step "the ANTLR C++ runtime does not link" "libantlr4-runtime-dev" \
+      g++ -std=c++17 -fno-char8_t -w -I gen -I /usr/include/antlr4-runtime -o antlr \
+      "$probes/antlr.cpp" gen/ProbeLexer.cpp gen/ProbeParser.cpp -lantlr4-runtime &&
+    step "the ANTLR probe does not parse" "libantlr4-runtime-dev" prints_ok ./antlr
+}
+
+probe_graphviz() {
+  step "Graphviz's libgvc does not link" "libgraphviz-dev" \
+    sh -c "gcc -o graphviz '$probes/graphviz.c' \$(pkg-config --cflags --libs libgvc libcgraph)" &&
+    step "Graphviz does not render SVG (its dot plugin)" "graphviz libgraphviz-dev" \
+      prints_ok ./graphviz
+}
+
+probe_blas() {
+  local lib=/usr/lib/x86_64-linux-gnu
+  [ -d "$lib" ] || lib="/usr/lib/$(gcc -print-multiarch)"
+  step "OpenBLAS does not link" "libopenblas-dev" \
+    gcc -o openblas "$probes/cblas.c" "$lib/libopenblas.so" &&
+    step "OpenBLAS's sgemm does not run" "libopenblas-dev" prints_ok ./openblas &&
+    step "BLIS does not link" "libblis-dev" gcc -o blis "$probes/cblas.c" "$lib/libblis.so" &&
+    step "BLIS's sgemm does not run" "libblis-dev" prints_ok ./blis &&
+    step "oneDNN does not link" "libdnnl-dev" gcc -o onednn "$probes/onednn.c" -ldnnl &&
+    step "oneDNN's sgemm does not run" "libdnnl-dev" prints_ok ./onednn
+}
+
+probe_gtest() {
+  step "GoogleTest or GoogleMock does not link" "libgtest-dev libgmock-dev" \
+    g++ -std=c++20 -pthread -o gtest "$probes/gtest.cpp" -lgmock -lgtest_main -lgtest &&
+    step "the GoogleTest probe fails" "libgtest-dev libgmock-dev" ./gtest
+}
+
+probe_headers() {
+  step "nlohmann_json, Boost.Asio or CLI11 does not compile" \
+    "nlohmann-json3-dev libboost-dev libcli11-dev" \
+    g++ -std=c++20 -pthread -o headers "$probes/headers.cpp" &&
+    step "the header-only libraries' probe fails" "nlohmann-json3-dev libboost-dev libcli11-dev" \
+      prints_ok ./headers -n 7
+}
+
+probe_node() {
+  step "Node.js does not run" "nodejs" node -e 'process.exit(0)' &&
+    step "npm does not run" "npm" npm --version
+}
+
+# The fuzz targets (scripts/fuzz.sh): clang 16 with the ANTLR headers, libFuzzer and ASan.
+probe_clang16() {
+  step "clang 16 is missing" "clang-16" command -v clang++-16 &&
+    step "clang 16 does not link a libFuzzer target" "libclang-rt-16-dev" \
+      clang++-16 -std=c++17 -fsanitize=fuzzer,address -I /usr/include/antlr4-runtime \
+      -o fuzzer "$probes/fuzzer.cpp" -lantlr4-runtime &&
+    step "the libFuzzer probe does not run" "libclang-rt-16-dev" ./fuzzer -runs=100
+}
+
+# What the editor extension's end-to-end test drives.
+probe_chromium() {
+  step "Chromium does not run" "chromium" chromium --version
+}
+
+probes_run=(
+  "host C++:probe_host_cxx" "aarch64:probe_aarch64" "riscv64:probe_riscv64" "LLVM 16:probe_llvm16"
+  "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
+  "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
+  "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
+)
+start=$SECONDS
+pids=()
+for entry in "${probes_run[@]}"; do
+  function=${entry##*:}
+  mkdir "$work/$function"
+  (cd "$work/$function" && "$function") 2>"$work/$function/messages" &
+  pids+=($!)
+done
+passed=()
+failed=()
+for i in "${!probes_run[@]}"; do
+  entry=${probes_run[$i]}
+  if wait "${pids[$i]}"; then
+    passed+=("${entry%:*}")
+  else
+    failed+=("${entry%:*}")
+    cat "$work/${entry##*:}/messages" >&2
+  fi
+done
+
+# join ITEM...: the items separated by "; ".
+join() {
+  local out=$1
+  shift
+  for item in "$@"; do out+="; $item"; done
+  echo "$out"
+}
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "install-deps: ${#failed[@]} toolchain(s) do not work: $(join "${failed[@]}")" >&2
+  exit 1
+fi
+echo "install-deps: every toolchain works ($(join "${passed[@]}"); $((SECONDS - start)) s)"
