@@ -11,6 +11,8 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -31,6 +33,7 @@ struct Toolchain {
   const char *gccPackage;
   const char *qemu;
   std::vector<std::string> qemuCpu; // extra emulator arguments
+  bool halfHelpers = false;         // the driver defines the half-float libcalls
 };
 
 std::optional<Toolchain> toolchainFor(llvm::Triple::ArchType arch) {
@@ -39,11 +42,13 @@ std::optional<Toolchain> toolchainFor(llvm::Triple::ArchType arch) {
     return Toolchain{"aarch64-linux-gnu", "arm64", "gcc-aarch64-linux-gnu", "qemu-aarch64", {}};
   case llvm::Triple::riscv64:
     // VLEN 256 (the SpacemiT X60's); the code needs only Zvl128b, so any VLEN >= 128 would do.
+    // Debian 12's riscv64 libgcc (GCC 12) lacks the half-float conversions LLVM calls.
     return Toolchain{"riscv64-linux-gnu",
                      "riscv64",
                      "gcc-riscv64-linux-gnu",
                      "qemu-riscv64",
-                     {"-cpu", "rv64,v=true,vlen=256,elen=64,vext_spec=v1.0"}};
+                     {"-cpu", "rv64,v=true,vlen=256,elen=64,vext_spec=v1.0"},
+                     /*halfHelpers=*/true};
   case llvm::Triple::x86_64:
     return Toolchain{"x86_64-linux-gnu", "amd64", "gcc-x86-64-linux-gnu", "qemu-x86_64", {}};
   default:
@@ -68,8 +73,8 @@ llvm::Expected<std::string> readFile(const std::string &path) {
 }
 
 // The driver: reads each argument's file, calls the kernel REPEAT times, writes the outputs.
-std::string driverSource(const std::string &entry) {
-  return R"(#include <stdio.h>
+std::string driverSource(const std::string &entry, bool halfHelpers) {
+  return (halfHelpers ? halfFloatHelpersSource() : std::string()) + R"(#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -132,7 +137,23 @@ int main(int argc, char **argv) {
 )";
 }
 
-// Runs a program; fails with its exit status and standard error when it does not exit 0.
+// "SIGSEGV, Segmentation fault" for LLVM's description of a death by a signal (strsignal's
+// text); the text itself when no signal has it.
+std::string signalName(std::string text) {
+  const std::string cored = " (core dumped)";
+  bool core = text.size() > cored.size() && text.ends_with(cored);
+  if (core)
+    text.resize(text.size() - cored.size());
+  for (int sig = 1; sig < NSIG; ++sig) {
+    const char *description = strsignal(sig), *abbrev = sigabbrev_np(sig);
+    if (description && abbrev && text == description)
+      return std::string("SIG") + abbrev + ", " + text + (core ? cored : "");
+  }
+  return text + (core ? cored : "");
+}
+
+// Runs a program; fails with its exit status (or its signal, or the timeout) and standard
+// error when it does not exit 0.
 llvm::Error execute(const std::string &program, const std::vector<std::string> &argv,
                     const std::string &errPath, unsigned timeout, const std::string &what) {
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
@@ -151,14 +172,89 @@ llvm::Error execute(const std::string &program, const std::vector<std::string> &
     llvm::consumeError(text.takeError());
   while (!stderrText.empty() && stderrText.back() == '\n')
     stderrText.pop_back();
-  std::string why = failedToRun ? "could not be started"
-                    : rc == -2  ? "timed out after " + std::to_string(timeout) + " s"
-                                : "failed (exit status " + std::to_string(rc) + ")";
-  return fail(what + " " + why + (message.empty() ? "" : ": " + message) +
-              (stderrText.empty() ? "" : "\n" + stderrText));
+  // LLVM returns -2 both for a timeout ("Child timed out") and for a death by a signal
+  // (strsignal's text, perhaps with " (core dumped)"): tell them apart.
+  std::string why;
+  if (failedToRun)
+    why = "could not be started" + (message.empty() ? "" : ": " + message);
+  else if (rc == -2 && llvm::StringRef(message).starts_with("Child timed out"))
+    why = "timed out after " + std::to_string(timeout) + " s";
+  else if (rc == -2)
+    why = "crashed (" + signalName(message) + ")";
+  else
+    why =
+        "failed (exit status " + std::to_string(rc) + ")" + (message.empty() ? "" : ": " + message);
+  return fail(what + " " + why + (stderrText.empty() ? "" : "\n" + stderrText));
 }
 
 } // namespace
+
+std::string halfFloatHelpersSource() {
+  return R"(/* isamap: IEEE half-precision conversions for a libgcc that lacks them. LLVM 16 passes a
+   half as its 16 bits in an integer register when the target has no Zfh, so these take and
+   return unsigned short. Rounding is to nearest, ties to even (from a double, directly: no
+   double rounding); infinities and subnormals are exact; a NaN stays a NaN of its sign,
+   quietened, with its top payload bits. */
+#include <string.h>
+
+static float isamapHalfToFloat(unsigned short h) {
+  unsigned sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu, bits;
+  float f;
+  if (exp == 0) { /* zero or subnormal: man * 2^-24 is exact in a float */
+    f = (float)man * 0x1p-24f;
+    return sign ? -f : f;
+  }
+  if (exp == 0x1F)
+    bits = sign | 0x7F800000u | (man ? 0x400000u | man << 13 : 0u);
+  else
+    bits = sign | (exp + 112u) << 23 | man << 13;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static unsigned short isamapHalfFromDouble(double d) {
+  unsigned long long b, man, sig, q, rem, halfway;
+  unsigned short sign;
+  unsigned bits;
+  int exp, unb, e, shift;
+  memcpy(&b, &d, sizeof b);
+  sign = (unsigned short)(b >> 48 & 0x8000u);
+  exp = (int)(b >> 52 & 0x7FF);
+  man = b & 0xFFFFFFFFFFFFFull;
+  if (exp == 0x7FF)
+    return (unsigned short)(sign | 0x7C00u | (man ? 0x200u | (unsigned)(man >> 42) : 0u));
+  if (exp == 0)
+    return sign; /* zero, or a double subnormal: far below the smallest half */
+  sig = man | 1ull << 52;
+  unb = exp - 1023;
+  if (unb > 15)
+    return (unsigned short)(sign | 0x7C00u);
+  /* The value is sig * 2^(unb - 52): count it in steps of the half's unit in the last place,
+     2^(e - 10), with e at least the smallest normal exponent so that subnormals come out. */
+  e = unb < -14 ? -14 : unb;
+  shift = e - unb + 42;
+  if (shift > 53)
+    return sign; /* under half the smallest subnormal */
+  q = sig >> shift;
+  rem = sig & ((1ull << shift) - 1);
+  halfway = 1ull << (shift - 1);
+  if (rem > halfway || (rem == halfway && (q & 1)))
+    ++q;
+  /* A carry out of the significand moves into the exponent by itself; past the largest
+     finite half is infinity. */
+  bits = ((unsigned)(e + 14) << 10) + (unsigned)q;
+  return (unsigned short)(sign | (bits >= 0x7C00u ? 0x7C00u : bits));
+}
+
+#ifndef ISAMAP_HALF_NO_LIBCALLS
+float __extendhfsf2(unsigned short h) { return isamapHalfToFloat(h); }
+double __extendhfdf2(unsigned short h) { return isamapHalfToFloat(h); }
+unsigned short __truncsfhf2(float f) { return isamapHalfFromDouble(f); }
+unsigned short __truncdfhf2(double d) { return isamapHalfFromDouble(d); }
+#endif
+
+)";
+}
 
 bool isForeignTarget(const hw::Target &target) {
   if (target.triple.empty())
@@ -167,8 +263,8 @@ bool isForeignTarget(const hw::Target &target) {
          llvm::Triple(llvm::sys::getProcessTriple()).getArch();
 }
 
-llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Target &target,
-                                                                 const CrossToolSearch &where) {
+llvm::Expected<std::unique_ptr<CrossRunner>>
+CrossRunner::create(const hw::Target &target, const CrossRunnerOptions &options) {
   llvm::Triple want(target.triple), host(llvm::sys::getProcessTriple());
   std::string arch = want.getArchName().str(), hostArch = host.getArchName().str();
   auto tc = toolchainFor(want.getArch());
@@ -176,11 +272,11 @@ llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Targe
     return fail("cannot run target '" + target.name + "' (" +
                 (arch.empty() ? std::string("no LLVM triple") : arch) + ") on this " + hostArch +
                 " machine: emulation is supported for aarch64, riscv64 and x86_64 only");
-  std::string prefix = tc->gnuTriple, sysroot = where.sysrootParent + "/" + prefix;
+  std::string prefix = tc->gnuTriple, sysroot = options.sysrootParent + "/" + prefix;
   std::string debArch = tc->debArch;
   // What is missing, each with the package that provides it.
   std::vector<std::pair<std::string, std::string>> missing;
-  std::vector<llvm::StringRef> searchPath(where.path.begin(), where.path.end());
+  std::vector<llvm::StringRef> searchPath(options.path.begin(), options.path.end());
   auto cc = llvm::sys::findProgramByName(prefix + "-gcc", searchPath);
   if (!cc)
     missing.emplace_back(prefix + "-gcc (not on the PATH)", tc->gccPackage);
@@ -216,6 +312,8 @@ llvm::Expected<std::unique_ptr<CrossRunner>> CrossRunner::create(const hw::Targe
   runner->cc_ = *cc;
   runner->emulator_ = *qemu;
   runner->emulatorName_ = tc->qemu;
+  runner->halfHelpers_ = tc->halfHelpers;
+  runner->timeoutSeconds_ = options.timeoutSeconds;
   runner->emulatorArgs_ = {"-L", sysroot};
   runner->emulatorArgs_.insert(runner->emulatorArgs_.end(), tc->qemuCpu.begin(), tc->qemuCpu.end());
   llvm::SmallString<256> dir;
@@ -241,7 +339,8 @@ llvm::Expected<std::vector<double>> CrossRunner::run(const ir::Kernel &kernel,
   if (auto e = emitFile(EmitKind::Object, target_, code, object, times))
     return e;
   std::string entry = symbolName(kernel) + "__args";
-  if (auto e = writeFile(source, driverSource(entry).data(), driverSource(entry).size()))
+  std::string driver = driverSource(entry, halfHelpers_);
+  if (auto e = writeFile(source, driver.data(), driver.size()))
     return e;
   if (auto e = execute(cc_, {cc_, "-O2", "-o", program, source, object, "-lgomp", "-lm"}, errPath,
                        120, "linking with " + llvm::sys::path::filename(cc_).str()))
@@ -266,7 +365,7 @@ llvm::Expected<std::vector<double>> CrossRunner::run(const ir::Kernel &kernel,
     if (role != ir::TensorRole::Input)
       outputs.emplace_back(t, path);
   }
-  if (auto e = execute(emulator_, argv, errPath, kTimeoutSeconds,
+  if (auto e = execute(emulator_, argv, errPath, timeoutSeconds_,
                        "running " + kernel.name + " under " + emulatorName_))
     return e;
   for (const auto &[t, path] : outputs) {

@@ -3,6 +3,9 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -52,6 +55,28 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine(const hw::Tar
   return tm;
 }
 
+namespace {
+
+// LLVM 16's instruction selection folds `fpext (load <N x half>)` into an extending vector
+// load, which RISC-V without Zvfh cannot select ("LLVM ERROR: Cannot select: ... anyext from
+// v4f16", an abort): the vectorisers make such pairs out of scalar loads of f16. A freeze
+// between the two keeps them apart; x86 and AArch64 generate the same conversions with it.
+void separateHalfVectorLoads(llvm::Module &module) {
+  std::vector<llvm::FPExtInst *> exts;
+  for (llvm::Function &f : module)
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *ext = llvm::dyn_cast<llvm::FPExtInst>(&i))
+        if (ext->getSrcTy()->isVectorTy() && ext->getSrcTy()->getScalarType()->isHalfTy() &&
+            llvm::isa<llvm::LoadInst>(ext->getOperand(0)))
+          exts.push_back(ext);
+  for (llvm::FPExtInst *ext : exts) {
+    llvm::IRBuilder<> b(ext);
+    ext->setOperand(0, b.CreateFreeze(ext->getOperand(0)));
+  }
+}
+
+} // namespace
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   module.setDataLayout(machine.createDataLayout());
   llvm::LoopAnalysisManager lam;
@@ -66,6 +91,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
+  separateHalfVectorLoads(module);
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>> buildModule(llvm::LLVMContext &context,
