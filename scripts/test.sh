@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (unit, CLI, end-to-end).
+# Installs what is missing (proving each toolchain works), builds, and runs every test (unit,
+# CLI, fuzz-corpus replay, language server, end-to-end); then the unit, CLI and fuzz-replay
+# tests again under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -11,3 +13,4 @@ cd "$(dirname "$0")/.."
 (cd editor-extension && npm ci --no-audit --no-fund --loglevel=error && npm run build &&
   npm run package)
 ctest --test-dir build --output-on-failure -j2 --timeout 600
+./scripts/sanitize.sh
