@@ -32,9 +32,11 @@ mkdir -p "$corpus" "$crashes"
 seeds=("tests/fuzz/corpus/$target")
 [ "$target" = parse ] && seeds+=(samples hwdesc)
 # Inputs stay small (the parser's known limits on long tokens and deep nesting are tested
-# apart); an input that runs over 60 s counts as a hang. Leaks are reported as for
-# scripts/sanitize.sh.
-export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
+# apart); an input that runs over 60 s counts as a hang. Leaks are reported, and findings
+# inside Graphviz and its font libraries suppressed, as for scripts/sanitize.sh.
+supp="$PWD/scripts/sanitizers"
+export ASAN_OPTIONS="detect_leaks=1:suppressions=$supp/asan.supp:${ASAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 exec "build-fuzz/tests/isamap_${target}_fuzzer" "$corpus" "${seeds[@]}" \
   -dict="tests/fuzz/$target.dict" -max_total_time="$seconds" -max_len=4096 -timeout=60 \
   -artifact_prefix="$crashes/" -print_final_stats=1 "$@"
