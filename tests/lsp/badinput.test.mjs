@@ -87,6 +87,26 @@ test('a Content-Length smaller than the body costs only that message', async () 
   });
 });
 
+test('a Content-Length 5 bytes short of a body that ends in a line break costs only that message', async () => {
+  await withRaw(async (raw) => {
+    // What is left of the body comes where a header should, ending in a line break: the header
+    // part after it used to take it for a bad header line and skip the next message as its body.
+    for (const ending of ['\r\n', '\n', '\r\n\r\n']) {
+      const before = errorsWithNullId(raw).length;
+      const body = Buffer.from(JSON.stringify(ping('short')) + ending);
+      await raw.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length - 5}\r\n\r\n`), body,
+        frame(ping(`next${ending.length}`)), frame(ping(`then${ending.length}`))]));
+      assert.deepEqual((await raw.response(`next${ending.length}`)).result, [], JSON.stringify(ending));
+      assert.deepEqual((await raw.response(`then${ending.length}`)).result, [], JSON.stringify(ending));
+      // One error for the cut body (not JSON), one for the bytes skipped before the next header.
+      const errors = errorsWithNullId(raw).slice(before);
+      assert.deepEqual(errors.map((m) => m.error.code), [ParseError, ParseError], JSON.stringify(errors));
+      assert.match(errors[1].error.message, /not a message header/);
+    }
+    assert.ok(!raw.messages.some((m) => m.id === 'short'));
+  });
+});
+
 test('JSON-RPC errors: invalid JSON, batches and non-objects, no "jsonrpc", unknown methods', async () => {
   await withRaw(async (raw) => {
     const cases = [
