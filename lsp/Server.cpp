@@ -93,9 +93,9 @@ void Server::publishDiagnostics(const std::string &uri, int64_t version,
 bool Server::receive(const std::string &body) {
   json message;
   try {
-    message = json::parse(body);
-  } catch (const json::parse_error &e) {
-    sendJson(errorResponse(nullptr, ParseError, std::string("invalid JSON: ") + e.what()));
+    message = parseMessage(body);
+  } catch (const RpcError &e) {
+    sendJson(errorResponse(nullptr, e.code, e.what()));
     return true;
   }
   dispatch(message);

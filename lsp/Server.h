@@ -9,7 +9,8 @@
 // Bad input never stops the server: malformed JSON is answered with ParseError, a message that
 // is not a request with InvalidRequest, an unknown method with MethodNotFound, wrong parameters
 // with InvalidParams, requests before `initialize` with ServerNotInitialized; notifications
-// that are wrong are logged (window/logMessage), as they have no answer.
+// that are wrong are logged (window/logMessage), as they have no answer. A message nesting
+// arrays and objects deeper than kMaxJsonDepth is a ParseError before anything recursive sees it.
 #pragma once
 
 #include "lsp/Call.h"

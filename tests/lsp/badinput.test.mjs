@@ -107,6 +107,29 @@ test('a Content-Length 5 bytes short of a body that ends in a line break costs o
   });
 });
 
+test('a message nesting 200,000 arrays is answered with -32700 naming the limit; the server keeps serving', async () => {
+  await withRaw(async (raw) => {
+    const deep = '['.repeat(200000) + ']'.repeat(200000);
+    const request = `{"jsonrpc": "2.0", "id": "deep", "method": "workspace/symbol", "params": {"query": "", "x": ${deep}}}`;
+    await raw.write(frame(request));
+    await raw.send(ping('after-deep'));
+    assert.deepEqual((await raw.response('after-deep')).result, []);
+    const [error] = errorsWithNullId(raw);
+    assert.equal(error.error.code, ParseError);
+    assert.match(error.error.message, /more than 256 levels deep/);
+    // As a notification, in settings, and unbalanced: the same, and nothing else is affected.
+    await raw.write(frame(`{"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {"settings": ${deep}}}`));
+    await raw.write(frame('{"jsonrpc": "2.0", "id": "open", "method": "workspace/symbol", "params": ' + '{"a":'.repeat(100000)));
+    await raw.send(ping('after-more'));
+    assert.deepEqual((await raw.response('after-more')).result, []);
+    assert.equal(errorsWithNullId(raw).length, 3);
+    // Nesting up to the limit is served.
+    const fine = '['.repeat(250) + ']'.repeat(250);
+    await raw.send({ jsonrpc: '2.0', id: 'fine', method: 'workspace/symbol', params: { query: 'zz', x: JSON.parse(fine) } });
+    assert.deepEqual((await raw.response('fine')).result, []);
+  });
+});
+
 test('JSON-RPC errors: invalid JSON, batches and non-objects, no "jsonrpc", unknown methods', async () => {
   await withRaw(async (raw) => {
     const cases = [
