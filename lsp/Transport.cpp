@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <list>
 #include <memory>
@@ -188,21 +189,30 @@ int serveTcp(const std::string &address, uint16_t port,
     connections.push_back(std::move(c));
   };
 
+  asio::steady_timer pause(io);
   std::function<void()> acceptNext = [&] {
     acceptor.async_accept([&](const boost::system::error_code &aec, tcp::socket socket) {
       if (aec == asio::error::operation_aborted)
         return; // stopped by a signal
-      if (aec)
-        log("accepting a connection failed: " + aec.message());
-      else
+      if (!aec) {
         start(std::move(socket));
-      acceptNext();
+        acceptNext();
+        return;
+      }
+      // Out of descriptors, say: try again a little later rather than spin.
+      log("accepting a connection failed: " + aec.message());
+      pause.expires_after(std::chrono::milliseconds(100));
+      pause.async_wait([&](const boost::system::error_code &tec) {
+        if (!tec && acceptor.is_open())
+          acceptNext();
+      });
     });
   };
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code &, int) {
     boost::system::error_code ignored;
     acceptor.close(ignored);
+    pause.cancel();
   });
   acceptNext();
   io.run();
