@@ -46,6 +46,8 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0601", "imported file not found"},
       {"E0602", "import cycle"},
       {"E0603", "file cannot be read"},
+      {"E0604", "import outside the directories imports may read"},
+      {"E0605", "imported file is not an isam file"},
       {"W0301", "mapping search budget exhausted"},
       {"I0301", "statement runs on no instruction (scalar code)"},
       {"E0701", "pinned instruction cannot run the statement"},

@@ -354,6 +354,23 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
+      {"E0604_ImportOutsideTheRoots", "E0604",
+       [k] {
+         TempDir dir;
+         std::string main =
+             dir.write("main.isam", "import \"../isamap-e0604-outside.isam\";\n" + k);
+         SessionOptions options;
+         options.importRoots = std::vector<std::string>{dir.path()};
+         auto s = std::make_unique<Session>(options);
+         s->loadFile(main);
+         s->checkAll();
+         return s;
+       },
+       "\"../isamap-e0604-outside.isam\"",
+       "'../isamap-e0604-outside.isam' is outside the directories imports may read"},
+      {"E0605_ImportNotAnIsamFile", "E0605",
+       onDisk({{"main.isam", "import \"notes.txt\";\n" + k}, {"notes.txt", "secret\n"}}),
+       "\"notes.txt\"", "'notes.txt' is not an isam file"},
       // ---- schedules
       // -----------------------------------------------------------------------------
       {"E0701_PinnedInstructionCannotRunIt", "E0701", scheduling(pinnedGemm("map add4;"), "vec"),
