@@ -690,13 +690,22 @@ private:
     return t;
   }
 
+  // Gives a node its type, and its untyped operands (literals, and subtrees of literals such as
+  // `log(4)`) the same type, as a literal takes the type of its context: every executor then
+  // computes `min(log(4), X[i])` with X's i32 the same way.
   void finishTypes(ir::Expr &e, const std::optional<ir::ElemType> &type) {
     if (type) {
       e.type = *type;
       for (auto &a : e.args)
-        if (a.kind == ir::Expr::Kind::Const)
-          a.type = *type;
+        if (!typed(a))
+          setConstTypes(a, *type);
     }
+  }
+
+  static bool typed(const ir::Expr &e) {
+    if (e.kind == ir::Expr::Kind::Read || (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast))
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(), [](const ir::Expr &a) { return typed(a); });
   }
 
   static void setConstTypes(ir::Expr &e, ir::ElemType t) {

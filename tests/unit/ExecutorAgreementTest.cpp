@@ -259,3 +259,24 @@ TEST(PartialWrites, TensorsWhoseFirstWriterLeavesElementsStartAtZero) {
 }
 
 } // namespace
+
+namespace {
+
+// A subtree of literals takes the type of its context, as a literal does: in an i32 kernel,
+// `log(4)` is an i32 (1), never an f32 that one executor converts and another does not.
+TEST(LiteralTyping, FunctionsOfLiteralsTakeTheirContextsType) {
+  auto s = test::analyse("kernel k(X: i32[6]) -> (Y: i32[6]) { Y[i] = min(log(4), X[i]) - 5; }\n"
+                         "instance x = k;\n");
+  auto kernels = s->instances({});
+  ASSERT_EQ(kernels.size(), 1u);
+  const ir::Expr &rhs = kernels[0].statements[0].rhs; // min(log(4), X[i]) - 5
+  ASSERT_EQ(rhs.args.size(), 2u);
+  const ir::Expr &min = rhs.args[0];
+  ASSERT_EQ(min.args.size(), 2u);
+  EXPECT_EQ(min.type, ir::ElemType::I32);
+  EXPECT_EQ(min.args[0].type, ir::ElemType::I32); // log(4)
+  EXPECT_EQ(min.args[0].args[0].type, ir::ElemType::I32);
+  EXPECT_EQ(rhs.args[1].type, ir::ElemType::I32); // 5
+}
+
+} // namespace
