@@ -33,6 +33,8 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0407", "tensor read before it is written"},
       {"E0408", "output never written"},
       {"E0409", "size parameter not bound"},
+      {"E0410", "tensor too large"},
+      {"E0411", "statement has too many points"},
       {"E0501", "unknown llvm field"},
       {"E0502", "unknown property"},
       {"E0503", "property value of the wrong kind"},

@@ -1,4 +1,5 @@
 // Kernels and instances: declarations to compute IR.
+#include "sema/Limits.h"
 #include "sema/Lowering.h"
 
 #include <set>
@@ -231,6 +232,8 @@ std::optional<ir::Kernel> instantiate(const ast::KernelDecl &k, const std::strin
   if (!lowerBody(k, ctx, &out.statements, diags))
     return std::nullopt;
   out.tensors = std::move(ctx.tensors);
+  if (!checkSizeLimits(out.tensors, out.statements, ctx.instanceRange, ctx.instanceNote, diags))
+    return std::nullopt;
   return out;
 }
 

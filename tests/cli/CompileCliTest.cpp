@@ -497,7 +497,7 @@ TEST(CompileCli, TargetWithoutNativeCode) {
                    " --instance gemm_small --target systolic16 --emit=obj "
                    "-o " +
                    sh(dir / "g.o"));
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2); // a usage error: what the target can emit is known up front
   EXPECT_TRUE(has(r.err, "systolic16")) << r.err;
   EXPECT_TRUE(has(r.err, "triple")) << r.err;
   EXPECT_EQ(test::readFile((dir / "g.o").string()), "old");
@@ -547,6 +547,17 @@ TEST(CompileCli, UsageErrors) {
   EXPECT_TRUE(has(noTarget.err, "--target")) << noTarget.err;
   auto both = compile(kGemmSmall + " --kernel gemm -D M=1");
   EXPECT_EQ(both.exitCode, 2) << both.err;
+}
+
+// --emit=stream is an accelerator's instruction stream: for a native target it is a usage
+// error (it was an uncaught std::out_of_range, exit 134).
+TEST(CompileCli, StreamForANativeTargetIsAUsageError) {
+  TempDir dir("stream-host");
+  auto r = compile(kGemmSmall + " --emit=stream -o " + sh(dir / "g.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "--emit=stream")) << r.err;
+  EXPECT_TRUE(has(r.err, "--emit=obj, asm, llvm, shared or header")) << r.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{});
 }
 
 TEST(CompileCli, SyntaxErrorWritesNothing) {

@@ -166,6 +166,10 @@ std::vector<Case> cases() {
       {"E0101_StrayCharacter", "E0101", text(k + "$\n"), "$", "'$'"},
       {"E0101_MisspelledKeyword", "E0101", text("kernal k<N>(A: f32[N]) -> (B: f32[N]) { }\n"),
        "kernal", "unexpected 'kernal'"},
+      {"E0101_LongTokenIsQuotedShort", "E0101",
+       text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i] " + std::string(30000, 'x') +
+            "; }\n"),
+       std::string(30000, 'x'), "unexpected 'xxxxxxxxxxxxxxxxxxxxx...'; expected"},
       {"E0102_InvalidUtf8InComment", "E0102", text(k + "// caf\xff\n"), "\xff",
        "not valid UTF-8 (byte 0xff)"},
       {"E0103_NestingTooDeep", "E0103",
@@ -291,6 +295,16 @@ std::vector<Case> cases() {
        "kernel 'k' has no outputs"},
       {"E0409_SizeNotBound", "E0409", selecting(k, {"", "k", {}}), "N",
        "size parameter 'N' of kernel 'k' is not bound; pass -D N=VALUE"},
+      {"E0410_TensorTooLarge", "E0410",
+       text("kernel k<N>(A: f32[N, N, N, N]) -> (B: f32[N]) { B[i] = A[i, 0, 0, 0]; }\n"
+            "instance x = k<65536>;\n"),
+       "A", "'A' has 65536 x 65536 x 65536 x 65536 elements of 4 bytes, more than 2^62 bytes"},
+      {"E0411_StatementTooManyPoints", "E0411",
+       text("kernel k<N>(A: f32[N, N], C: f32[N]) -> (B: f32[N]) {\n"
+            "  B[i] += A[i, j] * C[k] * C[l];\n}\ninstance x = k<1048576>;\n"),
+       "B[i] += A[i, j] * C[k] * C[l];",
+       "this statement runs over 1048576 x 1048576 x 1048576 x 1048576 points (i, j, k, l), "
+       "more than 2^62"},
       // ---- hardware
       // ------------------------------------------------------------------------------
       {"E0501_UnknownLlvmField", "E0501",
@@ -300,6 +314,17 @@ std::vector<Case> cases() {
        "unknown memory property 'sise'; did you mean 'size'?"},
       {"E0503_WrongUnit", "E0503", text("target t { memory DRAM { size 1 GHz; } }"), "1 GHz",
        "'size' expects a positive size such as '32 KiB'"},
+      {"E0503_FractionOfAByte", "E0503", text("target t { memory DRAM { size 0.5 B; } }"), "0.5 B",
+       "'size' is not a whole number of bytes"},
+      {"E0503_WidthNotWholeBytes", "E0503",
+       text(mem + "registers V : DRAM { count 4; width 1.5 B; } }"), "1.5 B",
+       "'width' is not a whole number of bytes"},
+      {"E0503_ZeroBandwidth", "E0503",
+       text("target t { memory DRAM { size 1 GiB; bandwidth 0 "
+            "B/cycle; } }"),
+       "0 B/cycle", "'bandwidth' expects a positive bandwidth"},
+      {"E0503_CountTooLarge", "E0503", text(mem + "unit u { count 99999999999; } }"), "99999999999",
+       "'count' is too large"},
       {"E0503_ZeroRate", "E0503", text(mem + copyInstr + " cost { per_cycle 0; } }"), "0",
        "'per_cycle' expects a rate"},
       {"E0504_UnknownParent", "E0504", text(mem + "memory SPAD : DRAMM { size 256 KiB; } }"),
