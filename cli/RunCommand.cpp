@@ -146,8 +146,9 @@ Action registerRun(CLI::App &app) {
     bool text = opts->common.format == Format::Text;
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
-      return 1;
+    if (int failed =
+            loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
+      return failed;
     std::optional<hw::Target> target;
     std::unique_ptr<backend::Jit> jit;
     std::unique_ptr<backend::CrossRunner> cross; // another architecture: under qemu-user

@@ -346,11 +346,47 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
   const auto *syms = &symbols();
   auto it = syms->targets.find(name);
   if (it == syms->targets.end()) {
-    std::vector<std::string> names = shippedNames();
+    auto quotedList = [](const std::vector<ast::Ident> &names) {
+      std::string out;
+      for (size_t i = 0; i < names.size(); ++i)
+        out += (i ? ", '" : "'") + names[i].name + "'";
+      return out;
+    };
+    if (auto sys = syms->systems.find(name); sys != syms->systems.end()) {
+      // A system names several targets; commands that run one target need one of them.
+      std::vector<ast::Ident> units = sys->second->hosts;
+      units.insert(units.end(), sys->second->devices.begin(), sys->second->devices.end());
+      diags_.error("E0202", use,
+                   "'" + name + "' is a system, not a target; this command needs one target, " +
+                       (units.empty() ? std::string("and it names none")
+                                      : "e.g. one of its units: " + quotedList(units)));
+      return targets_[name] = std::nullopt;
+    }
+    std::string msg = "unknown target '" + name + "'";
+    // A file NAME.isam found on the search path that declares other targets: say which, rather
+    // than suggest NAME itself.
+    std::vector<std::string> tried;
+    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried))
+      if (auto f = loaded_.find(canonical(*path)); f != loaded_.end())
+        for (const auto &file : files_)
+          if (file->id == f->second) {
+            std::vector<ast::Ident> declared;
+            for (const auto &t : file->targets)
+              declared.push_back(t.name);
+            msg += "; " + *path + " declares " +
+                   (declared.empty()
+                        ? std::string("no target")
+                        : (declared.size() == 1 ? "target " : "targets ") + quotedList(declared));
+            diags_.error("E0202", use, msg);
+            return targets_[name] = std::nullopt;
+          }
+    std::vector<std::string> names;
+    for (const auto &n : shippedNames())
+      if (n != name)
+        names.push_back(n);
     names.push_back("host");
     for (const auto &[n, _] : syms->targets)
       names.push_back(n);
-    std::string msg = "unknown target '" + name + "'";
     if (auto m = closestMatch(name, names); !m.empty())
       msg += "; did you mean '" + m + "'?";
     diags_.error("E0202", use, msg);

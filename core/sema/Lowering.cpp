@@ -26,6 +26,21 @@ constexpr int64_t kMaxSize = int64_t(1) << 40;
 std::string rangeText(int64_t lo, int64_t hiExclusive) {
   return std::to_string(lo) + ".." + std::to_string(hiExclusive);
 }
+std::string rangeText(const std::string &lo, const std::string &hiExclusive) {
+  return lo + ".." + hiExclusive;
+}
+
+// A 128-bit integer in decimal (what std::to_string has no overload for).
+std::string wide(__int128 v) {
+  if (v >= INT64_MIN && v <= INT64_MAX)
+    return std::to_string(int64_t(v));
+  bool negative = v < 0;
+  unsigned __int128 u = negative ? -(unsigned __int128)v : (unsigned __int128)v;
+  std::string digits;
+  for (; u > 0; u /= 10)
+    digits.insert(digits.begin(), char('0' + int(u % 10)));
+  return (negative ? "-" : "") + digits;
+}
 
 } // namespace
 
@@ -430,6 +445,10 @@ private:
         diags_.error("E0308", e.range, "an index must be an integer expression");
         failed_ = true;
       }
+      if (e.number > double(kMaxSize)) {
+        diags_.error("E0302", e.range, "an index constant is too large (the limit is 2^40)");
+        failed_ = true;
+      }
       a.constant = int64_t(std::min(e.number, double(kMaxSize)));
       return a;
     case K::Name: {
@@ -468,8 +487,8 @@ private:
       if (e.kind == K::Sub)
         r = scale(r, -1);
       l.terms.insert(l.terms.end(), r.terms.begin(), r.terms.end());
-      l.constant += r.constant;
-      return l;
+      l.constant += r.constant; // two terms of at most 2^40 each (bounded())
+      return bounded(l, e);
     }
     case K::Mul: {
       ir::Affine l = affine(*e.args[0]);
@@ -480,7 +499,7 @@ private:
         failed_ = true;
         return l;
       }
-      return l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant);
+      return bounded(l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant), e);
     }
     case K::Div: {
       ir::Affine l = affine(*e.args[0]);
@@ -506,10 +525,34 @@ private:
     return a;
   }
 
+  // Coefficients and constants are products of numbers of at most 2^40: computed without
+  // wrapping (a wrapped coefficient of 2^84 was 0, and the access silently read element 0),
+  // then bounded by `bounded`.
   static ir::Affine scale(ir::Affine a, int64_t k) {
+    auto times = [k](int64_t &x) {
+      if (__builtin_mul_overflow(x, k, &x))
+        x = x < 0 ? -kMaxSize - 1 : kMaxSize + 1; // out of bounds either way: reported
+    };
     for (auto &t : a.terms)
-      t.second *= k;
-    a.constant *= k;
+      times(t.second);
+    times(a.constant);
+    return a;
+  }
+
+  ir::Affine bounded(ir::Affine a, const ast::Expr &e) {
+    bool large = a.constant > kMaxSize || a.constant < -kMaxSize;
+    for (auto &t : a.terms)
+      large = large || t.second > kMaxSize || t.second < -kMaxSize;
+    if (large && !failed_) {
+      diags_.error("E0302", e.range,
+                   "an index coefficient or constant is too large (the limit is 2^40)");
+      failed_ = true;
+    }
+    if (large) {
+      a.constant = std::clamp(a.constant, -kMaxSize, kMaxSize);
+      for (auto &t : a.terms)
+        t.second = std::clamp(t.second, -kMaxSize, kMaxSize);
+    }
     return a;
   }
 
@@ -879,14 +922,16 @@ private:
         }
         continue;
       }
-      int64_t lo = d.index.constant, hi = d.index.constant;
+      // Coefficients and bounds are at most 2^40 each: their products and sums are exact in
+      // 128 bits, and compared before anything narrows them.
+      __int128 lo = d.index.constant, hi = d.index.constant;
       bool free = false;
       for (auto [v, c] : d.index.terms) {
         if (!vars_[v].param.empty()) {
           free = true;
           continue;
         }
-        int64_t a = c * *vars_[v].lo, b = c * *vars_[v].hi;
+        __int128 a = __int128(c) * *vars_[v].lo, b = __int128(c) * *vars_[v].hi;
         lo += std::min(a, b);
         hi += std::max(a, b);
       }
@@ -898,7 +943,7 @@ private:
           ranges += (ranges.empty() ? "" : ", ") + vars_[v].name + " in " +
                     rangeText(*vars_[v].lo, *vars_[v].hi + 1);
         sizeError("E0404", d.access->args[d.dim]->range,
-                  "this index reaches " + rangeText(lo, hi + 1) + " but dimension " +
+                  "this index reaches " + rangeText(wide(lo), wide(hi + 1)) + " but dimension " +
                       std::to_string(d.dim + 1) + " of '" + t.name + "' has size " +
                       std::to_string(t.shape[d.dim]) + (ranges.empty() ? "" : " (" + ranges + ")"));
         ok = false;

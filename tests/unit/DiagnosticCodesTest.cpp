@@ -216,6 +216,14 @@ std::vector<Case> cases() {
       {"E0302_FractionalDimension", "E0302",
        text("kernel k<N>(A: f32[N * 1.5]) -> (B: f32[N]) { B[i] = A[i]; }\n"), "1.5",
        "must be an integer"},
+      {"E0302_IndexCoefficientWouldWrap", "E0302",
+       text("kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[1099511627776 * 1099511627776 * 16 * "
+            "i] where i in 0..4; }\ninstance x = k;\n"),
+       "1099511627776 * 1099511627776", "an index coefficient or constant is too large"},
+      {"E0302_IndexConstantTooLarge", "E0302",
+       text("kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i + 4611686018427387904] where i in "
+            "0..4; }\ninstance x = k;\n"),
+       "4611686018427387904", "an index constant is too large (the limit is 2^40)"},
       {"E0303_TooManyIndices", "E0303", text(k2 + "B[i] = A[i, i]; }\n"), "A[i, i]",
        "'A' has 1 dimension but is indexed with 2"},
       {"E0304_RightHandSideType", "E0304", text(k2 + "B[i] = X[i]; }\n"), "X[i]",
@@ -273,6 +281,12 @@ std::vector<Case> cases() {
        text("kernel k<H, R>(I: f32[H], W: f32[R]) -> (O: f32[H]) { O[h] += I[h + r] * W[r]; }\n"
             "instance x = k<4, 2>;\n"),
        "h + r", "this index reaches 0..5 but dimension 1 of 'I' has size 4"},
+      {"E0404_ReachBeyondInt64", "E0404",
+       text("kernel k<N>(A: f32[N], C: f32[N]) -> (B: f32[N]) { B[i] = A[1099511627776 * i] + "
+            "C[i]; }\ninstance x = k<1099511627776>;\n"),
+       "1099511627776 * i",
+       "this index reaches 0..1208925819613529663078401 but dimension 1 of 'A' has size "
+       "1099511627776"},
       {"E0405_UninferableIndex", "E0405",
        text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { T[i, j] = A[j]; B[j] = A[j]; }\n"
             "instance x = k<4>;\n"),
