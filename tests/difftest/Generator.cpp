@@ -76,6 +76,11 @@ struct Iv {
   double lo = 0, hi = 0;
 };
 
+Iv product(Iv a, Iv b) {
+  double p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+}
+
 Iv hull(Iv a, Iv b) {
   return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
 }
@@ -300,9 +305,14 @@ private:
       }
     }
 
-    // The right-hand side; every reduction index must appear in it.
+    // The right-hand side; every reduction index must appear in it. Some statements are
+    // shaped like instructions (a product or sum of two plain reads, one read), so that they
+    // map onto vector and matrix instructions rather than becoming scalar code.
     Iv value;
-    st.rhs = expr(int(rng_.below(4)), type, value);
+    simple_ = rng_.chance(40);
+    if (simple_)
+      trait("instruction-shaped");
+    st.rhs = expr(simple_ ? int(rng_.below(2)) + 1 : int(rng_.below(4)), type, value);
     for (const auto &i : idx_) {
       if (!i.reduction || used(st.rhs, i.name))
         continue;
@@ -467,6 +477,22 @@ private:
   }
 
   Expr expr(int depth, ElemType type, Iv &v) {
+    if (simple_) {
+      if (depth <= 0 || rng_.chance(20))
+        return read(type, v);
+      Iv a, b;
+      Expr l = read(type, a), r = read(type, b);
+      Expr e;
+      e.kind = rng_.chance(70) ? Expr::Kind::Mul : Expr::Kind::Add;
+      Iv res = e.kind == Expr::Kind::Add ? Iv{a.lo + b.lo, a.hi + b.hi} : product(a, b);
+      if (!fitsLimits(type, res, kFloatLimit)) {
+        v = a;
+        return l;
+      }
+      e.args = {std::move(l), std::move(r)};
+      v = res;
+      return e;
+    }
     if (depth <= 0 || rng_.chance(25))
       return rng_.chance(12) ? constant(type, v) : read(type, v);
     switch (rng_.weighted({40, 8, 5, 35, 8})) {
@@ -481,10 +507,8 @@ private:
         res = {a.lo + b.lo, a.hi + b.hi};
       else if (op == 1)
         res = {a.lo - b.hi, a.hi - b.lo};
-      else {
-        double p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-        res = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-      }
+      else
+        res = product(a, b);
       if (!fitsLimits(type, res, kFloatLimit)) {
         v = a;
         return l;
@@ -662,7 +686,7 @@ private:
       readable.push_back(t.name);
     }
     if (readable.empty() || rng_.chance(45))
-      return newInputRead(rng_.chance(85) ? type : randomType(), v, "", type);
+      return newInputRead(simple_ || rng_.chance(85) ? type : randomType(), v, "", type);
     const Tensor &t = *k_.find(rng_.pick(readable));
     Expr r;
     r.kind = Expr::Kind::Read;
@@ -798,7 +822,7 @@ private:
     for (int attempt = 0; attempt < 12 && !free.empty(); ++attempt) {
       const Idx &v = *free[size_t(rng_.below(int64_t(free.size())))];
       IndexExpr e;
-      switch (rng_.weighted({55, 12, 5, 10, 8, 6})) {
+      switch (simple_ ? rng_.weighted({85, 5, 2, 4, 2, 2}) : rng_.weighted({55, 12, 5, 10, 8, 6})) {
       case 0:
         e = {{{v.name, 1}}, 0};
         break;
@@ -856,6 +880,7 @@ private:
   std::string lhs_;
   Role lhsRole_ = Role::Output;
   bool newImplicit_ = false;
+  bool simple_ = false; // the statement under way is instruction-shaped
   ElemType stmtType_ = ElemType::F32;
 };
 

@@ -170,8 +170,12 @@ int main(int argc, char **argv) {
     job.options.cross = crossEvery > 0 && i % crossEvery == 0;
     job.options.scheduleIr = !noScheduleIr;
     job.options.inputSeed = seed + i;
-    if (printKernels)
-      std::cout << "// seed " << seed + i << "\n" << job.text;
+    if (printKernels) {
+      std::cout << "// seed " << seed + i << ":";
+      for (const auto &t : g.traits)
+        std::cout << " " << t;
+      std::cout << "\n" << job.text;
+    }
     kernels.push_back(std::move(g));
     jobs.push_back(std::move(job));
   }
@@ -193,7 +197,12 @@ int main(int argc, char **argv) {
       return;
     ++failingKernels;
     for (const auto &f : found[i]) {
-      bySignature[f.sig].push_back(i);
+      // One kind of failure across targets: the same bug usually shows on several.
+      Signature kind = f.sig;
+      kind.target = "*";
+      auto &kernelsOfKind = bySignature[kind];
+      if (kernelsOfKind.empty() || kernelsOfKind.back() != i)
+        kernelsOfKind.push_back(i);
       std::cout << "FAIL seed " << seed + i << ": " << f.sig.text() << ": " << firstLine(f.detail)
                 << "\n";
     }
@@ -202,14 +211,23 @@ int main(int argc, char **argv) {
 
   // Minimise and write out: the first few kernels of each kind of failure.
   size_t written = 0;
-  for (const auto &[sig, which] : bySignature) {
+  for (const auto &[kind, which] : bySignature) {
     for (size_t n = 0; n < which.size() && n < std::max<size_t>(minimizePerKind, 1); ++n) {
       size_t i = which[n];
       Kernel kernel = kernels[i].kernel;
-      std::string detail;
-      for (const auto &f : found[i])
-        if (f.sig == sig)
-          detail = f.detail;
+      // The first target that failed this way is the one minimised; the others are listed.
+      Signature sig = kind;
+      std::string detail, alsoOn;
+      for (const auto &f : found[i]) {
+        Signature k = f.sig;
+        k.target = "*";
+        if (!(k == kind))
+          continue;
+        if (detail.empty())
+          sig = f.sig, detail = f.detail;
+        else
+          alsoOn += (alsoOn.empty() ? "" : ", ") + f.sig.target;
+      }
       MinimizeStats stats;
       if (minimizeFlag && sig.kind != "unusable") {
         RunOptions options = jobs[i].options;
@@ -252,6 +270,7 @@ int main(int argc, char **argv) {
       out << "// isamap_difftest finding: seed " << seed + i << " (" << features.describe() << ")\n"
           << "// target: " << sig.target << ", executor: " << sig.executor
           << ", failure: " << sig.kind << (sig.code.empty() ? "" : " " + sig.code) << "\n"
+          << (alsoOn.empty() ? "" : "// the same failure on: " + alsoOn + "\n")
           << "// what differed:\n"
           << commented(detail)
           << (minimizeFlag ? "// minimised: " + std::to_string(stats.accepted) + " steps\n" : "")
