@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace isam::difftest {
@@ -239,6 +240,52 @@ int64_t kernelCost(const Kernel &k) {
     for (const auto &r : s.where)
       c += r.lo + (r.hi - r.lo);
   return c;
+}
+
+std::string fingerprint(const Kernel &k) {
+  std::set<std::string> tags;
+  for (const auto &st : k.statements) {
+    const Tensor *lhs = k.find(st.lhs);
+    if (lhs)
+      tags.insert(std::string("write:") + ir::elemTypeName(lhs->type));
+    tags.insert(std::string("op:") + opText(st.op));
+    for (const auto &w : st.where)
+      for (size_t d = 0; d < st.lhsIndices.size(); ++d)
+        if (st.lhsIndices[d] == w.index && lhs &&
+            (w.lo > 0 || (lhs->role != Role::Implicit && w.hi < lhs->shape[d])))
+          tags.insert("partial-write");
+    std::map<std::string, std::vector<IndexExpr>> seen;
+    std::function<void(const Expr &)> walk = [&](const Expr &e) {
+      if (e.kind == Expr::Kind::Call)
+        tags.insert("fn:" + e.fn);
+      if (e.kind == Expr::Kind::Cast)
+        tags.insert("cast");
+      if (e.kind == Expr::Kind::Read) {
+        if (e.tensor == st.lhs)
+          tags.insert("self-read");
+        auto [it, fresh] = seen.emplace(e.tensor, e.indices);
+        if (!fresh && !(it->second == e.indices))
+          tags.insert("multi-offset");
+        std::map<std::string, int> uses;
+        for (const auto &ix : e.indices) {
+          if (!ix.plain() && ix.terms.size() == 1 && ix.terms[0].coef == 1)
+            tags.insert("shift");
+          if (ix.terms.size() > 1)
+            tags.insert("compound-index");
+          for (const auto &t : ix.terms)
+            if (++uses[t.index] == 2)
+              tags.insert("diagonal");
+        }
+      }
+      for (const auto &a : e.args)
+        walk(a);
+    };
+    walk(st.rhs);
+  }
+  std::string out;
+  for (const auto &t : tags)
+    out += (out.empty() ? "" : " ") + t;
+  return out;
 }
 
 void dropUnused(Kernel &k) {

@@ -28,6 +28,13 @@ Kernel minimize(const Kernel &failing, const std::function<bool(const Kernel &)>
 // terms, ranges and sizes, weighted in that order.
 int64_t kernelCost(const Kernel &k);
 
+// A coarse description of what a (minimised) kernel does, for grouping findings by likely
+// cause: the element types written, the reduction operators, and which of the known-risky
+// shapes it has (partial-write, self-read, multi-offset, diagonal, shift, stride, function
+// names). Two minimised kernels with the same fingerprint failing the same way are reported
+// once.
+std::string fingerprint(const Kernel &k);
+
 // Drops inputs and locals no statement references.
 void dropUnused(Kernel &k);
 

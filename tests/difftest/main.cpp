@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace isam::difftest;
@@ -38,12 +39,19 @@ struct Signature {
   }
 };
 
-std::string firstErrorCode(const std::string &diagnostics) {
-  auto at = diagnostics.find("error[");
-  if (at == std::string::npos)
-    return "";
-  auto end = diagnostics.find(']', at);
-  return diagnostics.substr(at + 6, end - at - 6);
+// The error codes of a rejection, sorted and unique ("E0304 E0408"): a minimised rejection
+// must keep exactly these, not trade them for others.
+std::string errorCodes(const std::string &diagnostics) {
+  std::set<std::string> codes;
+  for (size_t at = diagnostics.find("error["); at != std::string::npos;
+       at = diagnostics.find("error[", at + 1)) {
+    auto end = diagnostics.find(']', at);
+    codes.insert(diagnostics.substr(at + 6, end - at - 6));
+  }
+  std::string out;
+  for (const auto &c : codes)
+    out += (out.empty() ? "" : " ") + c;
+  return out;
 }
 
 struct Failure {
@@ -54,7 +62,7 @@ struct Failure {
 std::vector<Failure> failures(const KernelOutcome &o) {
   std::vector<Failure> out;
   if (o.rejected)
-    out.push_back({{"rejected", "check", "check", firstErrorCode(o.rejection)}, o.rejection});
+    out.push_back({{"rejected", "check", "check", errorCodes(o.rejection)}, o.rejection});
   if (o.unusable)
     out.push_back({{"unusable", "interpreter", "reference", ""}, o.unusableWhy});
   for (const auto &e : o.executions)
@@ -90,7 +98,7 @@ std::string commented(const std::string &s) {
 int main(int argc, char **argv) {
   CLI::App app{"Differential testing of isamap's executors on random kernels"};
   uint64_t seed = 1;
-  size_t count = 100, crossEvery = 25, minimizeTries = 300, minimizePerKind = 2;
+  size_t count = 100, crossEvery = 25, minimizeTries = 300, minimizePerKind = 4;
   std::string targetList = "host,x86_avx2,x86_avx512,generic,systolic16,arm_neon,riscv_rvv";
   std::string outDir;
   double timeout = 120;
@@ -211,6 +219,7 @@ int main(int argc, char **argv) {
 
   // Minimise and write out: the first few kernels of each kind of failure.
   size_t written = 0;
+  std::set<std::string> reported;
   for (const auto &[kind, which] : bySignature) {
     for (size_t n = 0; n < which.size() && n < std::max<size_t>(minimizePerKind, 1); ++n) {
       size_t i = which[n];
@@ -259,6 +268,14 @@ int main(int argc, char **argv) {
                   << stats.tries << " tries\n"
                   << print(kernel);
       }
+      // A minimised kernel like one already reported, failing the same way, is most likely
+      // the same bug.
+      std::string group = kind.text() + " | " + fingerprint(kernel);
+      if (!reported.insert(group).second) {
+        std::cout << "  (the same kind as an earlier finding: " << group << ")\n";
+        continue;
+      }
+      std::cout << "finding: " << group << "\n";
       if (outDir.empty())
         continue;
       std::string name = "seed" + std::to_string(seed + i) + "-" +
@@ -288,6 +305,8 @@ int main(int argc, char **argv) {
             << get("crash") << " crashes, " << get("timeout") << " timeouts, " << get("rejected")
             << " rejected by check, " << get("unusable") << " unusable references; "
             << failingKernels << " failing kernels, " << bySignature.size() << " kinds of failure";
+  if (minimizeFlag)
+    std::cout << ", " << reported.size() << " distinct after minimising";
   if (!outDir.empty())
     std::cout << ", " << written << " written to " << outDir;
   std::cout << " (" << int(seconds) << " s)\n";
