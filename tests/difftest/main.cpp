@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -134,7 +135,19 @@ int main(int argc, char **argv) {
   std::map<std::string, bool> noFlags;
   for (const auto &n : Features::names())
     app.add_flag("--no-" + n, noFlags[n], "Same as --disable " + n);
-  CLI11_PARSE(app, argc, argv);
+  std::string fault;
+  app.add_option("--inject-fault", fault,
+                 "For the tester's own tests: every kernel aborts or hangs after its check")
+      ->check(CLI::IsMember({"abort", "hang"}))
+      ->group("");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return 2; // usage errors
+  }
   for (const auto &[n, on] : noFlags)
     if (on)
       disabled.push_back(n);
@@ -164,6 +177,16 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The options that shape generation, for the reproduce line of a finding.
+  std::string generatorFlags;
+  for (const auto &n : Features::names()) {
+    Features probe = features;
+    probe.set(n, true);
+    if (probe.describe() != features.describe())
+      generatorFlags += " --no-" + n;
+  }
+  if (features.maxStatements != Features().maxStatements)
+    generatorFlags += " --max-statements " + std::to_string(features.maxStatements);
   auto start = std::chrono::steady_clock::now();
   std::cout << "isamap_difftest: seeds " << seed << ".." << seed + count - 1 << " on " << targetList
             << " (" << features.describe() << ")\n";
@@ -178,6 +201,8 @@ int main(int argc, char **argv) {
     job.options.cross = crossEvery > 0 && i % crossEvery == 0;
     job.options.scheduleIr = !noScheduleIr;
     job.options.inputSeed = seed + i;
+    if (!fault.empty())
+      job.options.fault = fault == "abort" ? RunOptions::Fault::Abort : RunOptions::Fault::Hang;
     if (printKernels) {
       std::cout << "// seed " << seed + i << ":";
       for (const auto &t : g.traits)
@@ -283,6 +308,9 @@ int main(int argc, char **argv) {
                               ? sig.kind
                               : sig.target + "-" + sig.executor + "-" + sig.kind) +
                          ".isam";
+      for (char &c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != '_')
+          c = '_';
       std::ofstream out(std::filesystem::path(outDir) / name);
       out << "// isamap_difftest finding: seed " << seed + i << " (" << features.describe() << ")\n"
           << "// target: " << sig.target << ", executor: " << sig.executor
@@ -292,7 +320,8 @@ int main(int argc, char **argv) {
           << commented(detail)
           << (minimizeFlag ? "// minimised: " + std::to_string(stats.accepted) + " steps\n" : "")
           << "// reproduce: isamap_difftest --seed " << seed + i << " --count 1 --targets "
-          << (sig.kind == "rejected" || sig.kind == "unusable" ? targetList : sig.target) << "\n"
+          << (sig.kind == "rejected" || sig.kind == "unusable" ? targetList : sig.target)
+          << generatorFlags << "\n"
           << print(kernel);
       ++written;
     }
