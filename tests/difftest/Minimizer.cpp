@@ -68,6 +68,42 @@ void dropDeadWhere(Statement &s) {
                 s.where.end());
 }
 
+bool positiveConst(const Expr &e) {
+  return e.kind == Expr::Kind::Const && e.value >= 1;
+}
+
+// |x| + c with c >= 1 (or, for sqrt, |x| alone): what the generator divides by and takes
+// logarithms and square roots of.
+bool absPlus(const Expr &e, bool zeroAllowed) {
+  bool isAbs = e.kind == Expr::Kind::Call && e.fn == "abs";
+  if (zeroAllowed && isAbs)
+    return true;
+  if (e.kind != Expr::Kind::Add)
+    return false;
+  auto absCall = [](const Expr &x) { return x.kind == Expr::Kind::Call && x.fn == "abs"; };
+  return (absCall(e.args[0]) && positiveConst(e.args[1])) ||
+         (absCall(e.args[1]) && positiveConst(e.args[0]));
+}
+
+bool wellDefinedExpr(const Expr &e) {
+  if (e.kind == Expr::Kind::Div && !positiveConst(e.args[1]) && !absPlus(e.args[1], false))
+    return false;
+  if (e.kind == Expr::Kind::Call && (e.fn == "log" || e.fn == "sqrt") &&
+      !positiveConst(e.args[0]) && !absPlus(e.args[0], e.fn == "sqrt"))
+    return false;
+  for (const auto &a : e.args)
+    if (!wellDefinedExpr(a))
+      return false;
+  return true;
+}
+
+bool wellDefined(const Kernel &k) {
+  for (const auto &s : k.statements)
+    if (!wellDefinedExpr(s.rhs))
+      return false;
+  return true;
+}
+
 std::vector<Kernel> candidates(const Kernel &k) {
   std::vector<Kernel> out;
   // Statements.
@@ -221,6 +257,10 @@ std::vector<Kernel> candidates(const Kernel &k) {
   }
   for (auto &c : out)
     dropUnused(c);
+  // Keep the generator's guarantees: a candidate that could divide by zero or take the log
+  // or square root of a negative number would fail for a reason of its own.
+  out.erase(std::remove_if(out.begin(), out.end(), [](const Kernel &c) { return !wellDefined(c); }),
+            out.end());
   return out;
 }
 

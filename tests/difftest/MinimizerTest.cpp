@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace isam;
 using namespace isam::difftest;
 
@@ -122,4 +124,45 @@ TEST(DifftestSupervisor, ReportsCrashesAndHangsAndCarriesOn) {
   }
   EXPECT_TRUE(got[4].rejected);
   EXPECT_NE(got[4].rejection.find("error"), std::string::npos);
+}
+
+TEST(DifftestMinimizer, NeverIntroducesADivisionByZeroOrALogOfANegative) {
+  // The synthetic failure: a division or a log anywhere. Dropping the |y| + 1 around a divisor
+  // would keep it, and must not be done.
+  auto risky = [](const Kernel &k) {
+    bool found = false;
+    for (const auto &s : k.statements) {
+      std::function<void(const Expr &)> walk = [&](const Expr &e) {
+        found = found || e.kind == Expr::Kind::Div || (e.kind == Expr::Kind::Call && e.fn == "log");
+        for (const auto &a : e.args)
+          walk(a);
+      };
+      walk(s.rhs);
+    }
+    return found;
+  };
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 400 && checked < 5; ++seed) {
+    Generated g = generate(seed, checkable());
+    if (!risky(g.kernel) || !valid(g.kernel))
+      continue;
+    Kernel m = minimize(
+        g.kernel, [&](const Kernel &k) { return valid(k) && risky(k); }, 500);
+    ++checked;
+    for (const auto &s : m.statements) {
+      std::function<void(const Expr &)> walk = [&](const Expr &e) {
+        if (e.kind == Expr::Kind::Div || (e.kind == Expr::Kind::Call && e.fn == "log")) {
+          const Expr &guarded = e.kind == Expr::Kind::Div ? e.args[1] : e.args[0];
+          bool constant = guarded.kind == Expr::Kind::Const && guarded.value >= 1;
+          bool absPlusOne = guarded.kind == Expr::Kind::Add &&
+                            guarded.args[0].kind == Expr::Kind::Call && guarded.args[0].fn == "abs";
+          EXPECT_TRUE(constant || absPlusOne) << print(m);
+        }
+        for (const auto &a : e.args)
+          walk(a);
+      };
+      walk(s.rhs);
+    }
+  }
+  EXPECT_EQ(checked, 5);
 }

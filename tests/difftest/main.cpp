@@ -55,6 +55,19 @@ std::string errorCodes(const std::string &diagnostics) {
   return out;
 }
 
+// An error's or a crash's message without its numbers and paths (a link failure is not a
+// qemu abort, though both are errors); empty for mismatches and timeouts, whose details differ
+// from kernel to kernel.
+std::string errorClass(const Execution &e) {
+  if (e.status != Status::Error && e.status != Status::Exception && e.status != Status::Crash)
+    return "";
+  std::string line = e.detail.substr(0, e.detail.find('\n')), out;
+  for (char c : line)
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      out += c;
+  return out.substr(0, 60);
+}
+
 struct Failure {
   Signature sig;
   std::string detail;
@@ -68,7 +81,7 @@ std::vector<Failure> failures(const KernelOutcome &o) {
     out.push_back({{"unusable", "interpreter", "reference", ""}, o.unusableWhy});
   for (const auto &e : o.executions)
     if (isFinding(e.status))
-      out.push_back({{statusName(e.status), e.target, e.executor, ""}, e.detail});
+      out.push_back({{statusName(e.status), e.target, e.executor, errorClass(e)}, e.detail});
   return out;
 }
 
