@@ -106,7 +106,7 @@ bool fits(ElemType t, Iv v) {
 // Intermediate magnitudes floats may reach: small enough that rounding stays within the
 // reference tolerance (which assumes values of order 1) after a few operations.
 constexpr double kFloatLimit = 16;
-constexpr int64_t kMaxElements = 1 << 16;
+constexpr int64_t kMaxElements = 1 << 20;
 // Results of sums may grow larger (each term is small).
 constexpr double kFloatSumLimit = 2048;
 
@@ -138,6 +138,9 @@ public:
         mainType_ = kTypes[i];
         break;
       }
+    large_ = rng_.chance(10);
+    if (large_)
+      trait("large");
     int n = 1 + int(rng_.below(std::max(1, f_.maxStatements)));
     trait("statements:" + std::to_string(n));
     for (int s = 0; s < n; ++s)
@@ -164,7 +167,9 @@ private:
   ElemType randomType() { return rng_.pick(kTypes); }
 
   int64_t size() {
-    int64_t s = rng_.pick(kSizes);
+    // Large kernels (a tenth) have some extents past the cache tiles and parallel loops.
+    static const std::vector<int64_t> large = {64, 67, 96, 127, 131, 257};
+    int64_t s = large_ && rng_.chance(35) ? rng_.pick(large) : rng_.pick(kSizes);
     if (s == 1)
       trait("size-1");
     if (s >= 11 && isPrime(s))
@@ -192,6 +197,8 @@ private:
       info_[k_.tensors[pos].name] = {};
     return k_.tensors[pos];
   }
+
+  int64_t maxPoints() const { return large_ ? f_.maxPoints * 64 : f_.maxPoints; }
 
   int64_t pointsOf(const std::vector<Idx> &v) const {
     int64_t p = 1;
@@ -247,7 +254,7 @@ private:
       std::vector<int64_t> shape;
       for (int d = 0; d < rank; ++d) {
         int64_t e = size();
-        while (e > 1 && pointsOf(idx_) * e > f_.maxPoints / 4)
+        while (e > 1 && pointsOf(idx_) * e > maxPoints() / 4)
           e = std::max<int64_t>(1, e / 2);
         Idx i{kWriteNames[size_t(d)], 0, e - 1, false};
         int64_t extent = e;
@@ -294,7 +301,7 @@ private:
       int reductions = int(rng_.weighted({15, 60, 25}));
       for (int r = 0; r < reductions; ++r) {
         int64_t e = size();
-        while (e > 1 && pointsOf(idx_) * e > f_.maxPoints)
+        while (e > 1 && pointsOf(idx_) * e > maxPoints())
           e = std::max<int64_t>(1, e / 2);
         Idx i{kReduceNames[size_t(r)], 0, e - 1, true};
         if (rng_.chance(15)) {
@@ -881,6 +888,7 @@ private:
   Role lhsRole_ = Role::Output;
   bool newImplicit_ = false;
   bool simple_ = false; // the statement under way is instruction-shaped
+  bool large_ = false;  // the kernel has large extents
   ElemType stmtType_ = ElemType::F32;
 };
 

@@ -7,7 +7,8 @@
 // locals, scalars; 0 to 5 dimensions; reads with plain, shifted (`h + 1`, `h - 2`), strided
 // (`2 * h + r`), summed (`h + r`) and constant indices; `=`, `+=`, `max=` and `min=` with 0 to 2
 // reduction indices; `where` ranges (some starting above 0); the element-wise functions and
-// conversions; all six element types; sizes from 1 through primes up to 37.
+// conversions; all six element types; sizes from 1 through primes up to 37, and in a tenth of
+// the kernels some extents up to 257 (past cache tiles, into parallel loops).
 //
 // Values stay where every executor's arithmetic is well conditioned, so a difference beyond
 // interp::tolerance is a bug and not rounding: inputs are the interpreter's (floats in [-1, 1),
@@ -40,7 +41,7 @@ struct Features {
   bool implicitScalars = true; // an implicit local with no dimensions, read back
   int maxStatements = 4;
   int maxRank = 5;
-  int64_t maxPoints = 4096; // iteration points per statement
+  int64_t maxPoints = 4096; // iteration points per statement (64 times more in large kernels)
 
   // Names, for flags and reports: self-read, partial-writes, int-overflow, multi-offset,
   // diagonal, implicit-chains, implicit-scalars.
@@ -53,7 +54,7 @@ struct Features {
 struct Generated {
   Kernel kernel;
   // What the kernel exercises, for coverage: "op:+=", "fn:exp", "type:i8", "rank:5",
-  // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo",
+  // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo", "large",
   // "local", "implicit", "scalar", "cast", "prime", "size-1", "statements:4", and the
   // feature names above when used.
   std::set<std::string> traits;
