@@ -24,6 +24,18 @@ bool Features::set(const std::string &name, bool on) {
   return false;
 }
 
+std::string Features::flags() const {
+  const bool flags[] = {selfRead, partialWrites,  intOverflow,    multiOffset,
+                        diagonal, implicitChains, implicitScalars};
+  std::string out;
+  for (size_t i = 0; i < names().size(); ++i)
+    if (!flags[i])
+      out += " --no-" + names()[i];
+  if (maxStatements != Features().maxStatements)
+    out += " --max-statements " + std::to_string(maxStatements);
+  return out;
+}
+
 std::string Features::describe() const {
   const bool flags[] = {selfRead, partialWrites,  intOverflow,    multiOffset,
                         diagonal, implicitChains, implicitScalars};
@@ -283,14 +295,11 @@ private:
     }
     const std::string lhs = target->name;
     const ElemType type = target->type;
-    const Role role = target->role;
     const std::vector<int64_t> shape = target->shape;
     const bool accumulates = info_[lhs].written;
     const Iv prior = info_[lhs].bounds;
     lhs_ = lhs;
-    lhsRole_ = kind == NewImplicit ? Role::Implicit : role;
     newImplicit_ = kind == NewImplicit;
-    stmtType_ = type;
     trait(std::string("type:") + ir::elemTypeName(type));
 
     st.lhs = lhs;
@@ -885,11 +894,9 @@ private:
   std::vector<Idx> idx_;
   std::map<std::string, std::vector<IndexExpr>> readThisStmt_;
   std::string lhs_;
-  Role lhsRole_ = Role::Output;
   bool newImplicit_ = false;
   bool simple_ = false; // the statement under way is instruction-shaped
   bool large_ = false;  // the kernel has large extents
-  ElemType stmtType_ = ElemType::F32;
 };
 
 } // namespace

@@ -49,6 +49,7 @@ struct Features {
   // Sets the named switch; false for an unknown name.
   bool set(const std::string &name, bool on);
   std::string describe() const; // the switched-off ones, e.g. "no-self-read no-diagonal"
+  std::string flags() const;    // isamap_difftest's flags for them: " --no-self-read ..."
 };
 
 struct Generated {

@@ -191,15 +191,7 @@ int main(int argc, char **argv) {
   }
 
   // The options that shape generation, for the reproduce line of a finding.
-  std::string generatorFlags;
-  for (const auto &n : Features::names()) {
-    Features probe = features;
-    probe.set(n, true);
-    if (probe.describe() != features.describe())
-      generatorFlags += " --no-" + n;
-  }
-  if (features.maxStatements != Features().maxStatements)
-    generatorFlags += " --max-statements " + std::to_string(features.maxStatements);
+  const std::string generatorFlags = features.flags();
   auto start = std::chrono::steady_clock::now();
   std::cout << "isamap_difftest: seeds " << seed << ".." << seed + count - 1 << " on " << targetList
             << " (" << features.describe() << ")\n";
