@@ -99,6 +99,20 @@ public:
       throw Error("the tensors and packed views need " + std::to_string(next_) + " B of " +
                   t_.memories[dram_].name + "'s " + std::to_string(capacity));
     sink_.layout(allocations_);
+    // Elements no statement writes are zeros, whatever DRAM held.
+    for (size_t t = 0; t < k_.tensors.size(); ++t)
+      if (ir::startsZeroed(k_, int(t))) {
+        Op op;
+        op.kind = Op::Kind::HostClear;
+        op.allocation = int(t);
+        op.statement = 0;
+        for (size_t s = 0; s < k_.statements.size(); ++s)
+          if (k_.statements[s].lhs.tensor == int(t)) {
+            op.statement = int(s);
+            break;
+          }
+        sink_.op(op);
+      }
     for (auto &p : plans_)
       emitStatement(p);
   }

@@ -100,6 +100,8 @@ const char *hostName(Op::Kind k) {
   switch (k) {
   case Op::Kind::HostInit:
     return "init";
+  case Op::Kind::HostClear:
+    return "clear";
   case Op::Kind::HostPack:
     return "pack";
   case Op::Kind::HostUnpack:
@@ -158,6 +160,10 @@ std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target
         << "\n";
       break;
     }
+    case Op::Kind::HostClear:
+      o << "  ; host: clear " << p.allocations[size_t(op.allocation)].name
+        << " to 0 (not every element is written)\n";
+      break;
     case Op::Kind::HostPack:
     case Op::Kind::HostUnpack:
       o << "  ; host: " << hostName(op.kind) << " " << p.allocations[size_t(op.allocation)].name
@@ -264,6 +270,7 @@ Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Ta
       } else {
         std::string host = o.at("host").get<std::string>();
         op.kind = host == "init"        ? Op::Kind::HostInit
+                  : host == "clear"     ? Op::Kind::HostClear
                   : host == "pack"      ? Op::Kind::HostPack
                   : host == "unpack"    ? Op::Kind::HostUnpack
                   : host == "statement" ? Op::Kind::HostStatement

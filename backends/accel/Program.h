@@ -56,6 +56,7 @@ struct Op {
   enum class Kind {
     Instr,         // a described instruction or move
     HostInit,      // the box [lo, lo + size) of an allocation set to `init`'s identity
+    HostClear,     // a whole tensor set to zeros (ir::startsZeroed), before any other op
     HostPack,      // the view `allocation` filled from its tensor
     HostUnpack,    // the view `allocation` written back to its tensor
     HostStatement, // `statement` of the kernel run by the host (no instruction runs it)

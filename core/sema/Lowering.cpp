@@ -185,8 +185,9 @@ public:
         if (!v.onLeft) {
           diags_
               .error("E0305", v.firstUse,
-                     "index '" + v.name + "' appears only on the right of '=', so it would be "
-                     "reduced; say how: '+=' (sum), 'max=' or 'min='")
+                     "index '" + v.name +
+                         "' appears only on the right of '=', so it would be "
+                         "reduced; say how: '+=' (sum), 'max=' or 'min='")
               .fix(s_.opRange, "+=");
           failed_ = true;
           break;
@@ -234,6 +235,9 @@ public:
         failed_ = true;
       }
 
+    if (!failed_)
+      checkSelfReads();
+
     if (failed_) {
       ok = false;
       return std::nullopt;
@@ -257,8 +261,10 @@ public:
           v.lo = 0;
           if (*v.hi < 0) {
             sizeError("E0406", v.firstUse,
-                      "index '" + v.name + "' has no non-negative value, so it cannot index the "
-                      "local '" + target.name + "'");
+                      "index '" + v.name +
+                          "' has no non-negative value, so it cannot index the "
+                          "local '" +
+                          target.name + "'");
             ok = false;
             return std::nullopt;
           }
@@ -302,8 +308,8 @@ public:
                 : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
                 : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
                                               : ir::ReduceOp::None;
-    st.accumulates = ctx_.written[lhsTensor_] ||
-                     (ctx_.instruction && target.role == ir::TensorRole::InOut);
+    st.accumulates =
+        ctx_.written[lhsTensor_] || (ctx_.instruction && target.role == ir::TensorRole::InOut);
     st.rhs = std::move(rhs);
     st.range = s_.range;
 
@@ -320,6 +326,66 @@ public:
   }
 
 private:
+  // A statement is evaluated as if every point were computed at once (Tensor Comprehensions'
+  // rule), so it may read the tensor it writes only where the value cannot depend on the order
+  // the points run in: at the very point it writes, and not in a reduction (whose accumulator
+  // changes while it runs). Anything else would mean one thing to the interpreter's loop order
+  // and another to tiled, vectorised or parallel code.
+  void checkSelfReads() {
+    const std::string &name = ctx_.tensors[lhsTensor_].name;
+    for (const auto &[e, t, indices] : readAccesses_) {
+      if (t != lhsTensor_)
+        continue;
+      if (s_.op != ast::AssignOp::Assign) {
+        selfReadError(e->range, "'" + name + "' is read by the reduction that writes it, so " +
+                                    "the result would depend on the order the reduction runs in");
+        return;
+      }
+      if (!samePoint(indices, lhsIndices_)) {
+        selfReadError(e->range, "'" + name + "' is read at another point than the one this " +
+                                    "statement writes, so the result would depend on the order " +
+                                    "its points are computed in");
+        return;
+      }
+    }
+    // A scalar read by its own reduction (`S += S * x`).
+    for (auto [t, range] : reads_)
+      if (t == lhsTensor_ && ctx_.tensors[t].shape.empty() && s_.op != ast::AssignOp::Assign) {
+        selfReadError(range, "'" + name + "' is read by the reduction that writes it, so the " +
+                                 "result would depend on the order the reduction runs in");
+        return;
+      }
+  }
+
+  void selfReadError(SourceRange at, const std::string &message) {
+    const std::string &name = ctx_.tensors[lhsTensor_].name;
+    diags_.error("E0311", at, message)
+        .note(s_.lhs->range, "every point of '" + name + "' is written here at once; to read " +
+                                 "the values an earlier statement left, copy them first ('" + name +
+                                 "_in[...] = " + name + "[...];') and read the copy");
+    failed_ = true;
+  }
+
+  static bool samePoint(const std::vector<ir::Affine> &a, const std::vector<ir::Affine> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t d = 0; d < a.size(); ++d) {
+      if (a[d].constant != b[d].constant)
+        return false;
+      auto terms = [](const ir::Affine &x) {
+        std::map<int, int64_t> m;
+        for (auto [i, coef] : x.terms)
+          m[i] += coef;
+        for (auto it = m.begin(); it != m.end();)
+          it = it->second == 0 ? m.erase(it) : std::next(it);
+        return m;
+      };
+      if (terms(a[d]) != terms(b[d]))
+        return false;
+    }
+    return true;
+  }
+
   int indexOf(const std::string &name) const {
     for (size_t i = 0; i < vars_.size(); ++i)
       if (vars_[i].name == name)
@@ -383,8 +449,9 @@ private:
       }
       if (ctx_.find(n) >= 0) {
         diags_.error("E0308", e.range,
-                     "tensor '" + n + "' cannot be used inside an index (indices are affine in "
-                     "index variables)");
+                     "tensor '" + n +
+                         "' cannot be used inside an index (indices are affine in "
+                         "index variables)");
         failed_ = true;
         return a;
       }
@@ -468,7 +535,7 @@ private:
       int t = ctx_.find(n);
       if (t >= 0) {
         const ir::Tensor &tensor = ctx_.tensors[t];
-        if (!tensor.shape.empty() || ctx_.shapeUnknown[t]) {
+        if (!tensor.shape.empty()) {
           diags_.error("E0303", e.range,
                        "'" + n + "' has " + std::to_string(tensor.shape.size()) +
                            " dimensions; index it, e.g. " + n + "[...]");
@@ -705,8 +772,8 @@ private:
           if (lo != *var.lo || hi != *var.hi) {
             sizeError("E0403", d.access->args[d.dim]->range,
                       "index '" + var.name + "' ranges over " + rangeText(*var.lo, *var.hi + 1) +
-                          " from " + var.source + " but over " + rangeText(lo, hi + 1) +
-                          " from " + accessText(d));
+                          " from " + var.source + " but over " + rangeText(lo, hi + 1) + " from " +
+                          accessText(d));
             ok = false;
           }
           continue;
@@ -743,7 +810,8 @@ private:
             coef += c;
             continue;
           }
-          int64_t a = c * (vars_[v].lo ? *vars_[v].lo : 0), b = c * (vars_[v].hi ? *vars_[v].hi : 0);
+          int64_t a = c * (vars_[v].lo ? *vars_[v].lo : 0),
+                  b = c * (vars_[v].hi ? *vars_[v].hi : 0);
           restMin += std::min(a, b);
           restMax += std::max(a, b);
         }
@@ -760,8 +828,7 @@ private:
       if (v.param.empty() && !v.lo) {
         sizeError("E0405", v.firstUse,
                   "cannot infer the range of index '" + v.name +
-                      "': no tensor dimension determines it; add `where " + v.name +
-                      " in 0..N`");
+                      "': no tensor dimension determines it; add `where " + v.name + " in 0..N`");
         ok = false;
       } else if (v.param.empty() && *v.hi < *v.lo) {
         sizeError("E0406", v.firstUse,
@@ -797,8 +864,8 @@ private:
         if (!plain) {
           sizeError("E0404", d.access->args[d.dim]->range,
                     "dimension " + std::to_string(d.dim + 1) + " of '" + t.name +
-                        "' has the free size " + param +
-                        "; index it by an index ranging over " + param + ", alone");
+                        "' has the free size " + param + "; index it by an index ranging over " +
+                        param + ", alone");
           ok = false;
         }
         continue;

@@ -240,6 +240,14 @@ std::vector<Case> cases() {
        "f32(A[i], A[i])", "a conversion f32(...) takes one argument"},
       {"E0310_IndexAsValue", "E0310", text(k2 + "B[i] = A[i] * i; }\n"), "i",
        "index 'i' is used as a value"},
+      {"E0311_ReadsAnotherPoint", "E0311",
+       text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; "
+            "B[i] = B[i - 1] + A[i] where i in 1..N; }\ninstance x = k<5>;\n"),
+       "B[i - 1]", "'B' is read at another point than the one this statement writes"},
+      {"E0311_ReductionReadsItself", "E0311",
+       text("kernel k<N>(A: f32[N, N]) -> (B: f32[N]) { B[i] = A[i, i]; "
+            "B[i] += B[i] * A[i, j]; }\n"),
+       "B[i]", "'B' is read by the reduction that writes it"},
       // ---- sizes and ranges
       // ----------------------------------------------------------------------
       {"E0401_TooManySizeArguments", "E0401", text(k + "instance x = k<4, 5>;\n"),
@@ -346,6 +354,23 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
+      {"E0604_ImportOutsideTheRoots", "E0604",
+       [k] {
+         TempDir dir;
+         std::string main =
+             dir.write("main.isam", "import \"../isamap-e0604-outside.isam\";\n" + k);
+         SessionOptions options;
+         options.importRoots = std::vector<std::string>{dir.path()};
+         auto s = std::make_unique<Session>(options);
+         s->loadFile(main);
+         s->checkAll();
+         return s;
+       },
+       "\"../isamap-e0604-outside.isam\"",
+       "'../isamap-e0604-outside.isam' is outside the directories imports may read"},
+      {"E0605_ImportNotAnIsamFile", "E0605",
+       onDisk({{"main.isam", "import \"notes.txt\";\n" + k}, {"notes.txt", "secret\n"}}),
+       "\"notes.txt\"", "'notes.txt' is not an isam file"},
       // ---- schedules
       // -----------------------------------------------------------------------------
       {"E0701_PinnedInstructionCannotRunIt", "E0701", scheduling(pinnedGemm("map add4;"), "vec"),
