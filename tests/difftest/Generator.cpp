@@ -306,6 +306,7 @@ private:
     for (const auto &i : idx_)
       st.lhsIndices.push_back(i.name);
     st.op = Op(rng_.weighted({35, 35, 15, 15}));
+    op_ = st.op;
     if (st.op != Op::Assign) {
       int reductions = int(rng_.weighted({15, 60, 25}));
       for (int r = 0; r < reductions; ++r) {
@@ -695,7 +696,9 @@ private:
     for (const auto &t : k_.tensors) {
       if (!info_[t.name].written)
         continue;
-      if (t.name == lhs_ && !f_.selfRead)
+      // A statement may read what it writes only at the very point it writes and outside a
+      // reduction (E0311): elsewhere the value would depend on the order points run in.
+      if (t.name == lhs_ && (!f_.selfRead || op_ != Op::Assign))
         continue;
       if (t.type != type && isInt(type) && !isInt(t.type) && t.role != Role::Input)
         continue; // float to integer only from exact inputs
@@ -709,12 +712,10 @@ private:
     r.tensor = t.name;
     if (!f_.multiOffset && readThisStmt_.count(t.name)) {
       r.indices = readThisStmt_[t.name];
-    } else if (t.name == lhs_ && rng_.chance(50)) {
-      for (const auto &n : kWriteNames)
+    } else if (t.name == lhs_) {
+      for (const auto &n : kWriteNames) // the written point
         if (r.indices.size() < t.shape.size())
           r.indices.push_back(IndexExpr{{{n, 1}}, 0});
-      // A self-read at the written point, unless the write is partial (other indices' ranges
-      // differ): then a plain access of the dimension.
     } else {
       for (int64_t size : t.shape)
         r.indices.push_back(dimIndex(size, r.indices));
@@ -897,6 +898,7 @@ private:
   bool newImplicit_ = false;
   bool simple_ = false; // the statement under way is instruction-shaped
   bool large_ = false;  // the kernel has large extents
+  Op op_ = Op::Assign;  // the statement under way's operator
 };
 
 } // namespace

@@ -32,7 +32,7 @@
 namespace isam::difftest {
 
 struct Features {
-  bool selfRead = true;        // a statement reads the tensor it writes
+  bool selfRead = true;        // a statement reads the tensor it writes (`=`, at that point)
   bool partialWrites = true;   // an output or local written over part of its extent
   bool intOverflow = true;     // integer values beyond their type's range
   bool multiOffset = true;     // one tensor read at two different points in one statement

@@ -14,15 +14,6 @@ namespace {
 
 constexpr uint64_t kKernels = 300;
 
-// The switches off whose bugs are known to make `check` reject valid kernels today (issue 15,
-// section 2.7); the lead turns them on with the fix.
-Features checkable() {
-  Features f;
-  f.implicitChains = false;
-  f.implicitScalars = false;
-  return f;
-}
-
 std::string diagnostics(Session &s) {
   std::string out;
   for (const auto &d : s.diagnostics().all())
@@ -68,7 +59,7 @@ TEST(DifftestGenerator, IsDeterministicForASeed) {
 
 TEST(DifftestGenerator, EveryKernelPassesCheckAndInstantiates) {
   for (uint64_t seed = 1; seed <= kKernels; ++seed) {
-    Generated g = generate(seed, checkable());
+    Generated g = generate(seed);
     std::string text = print(g.kernel);
     Session s;
     s.loadText("gen.isam", text);

@@ -45,19 +45,12 @@ size_t nodes(const Expr &e) {
   return n;
 }
 
-Features checkable() {
-  Features f;
-  f.implicitChains = false;
-  f.implicitScalars = false;
-  return f;
-}
-
 } // namespace
 
 TEST(DifftestMinimizer, ShrinksWhileTheFailureHolds) {
   int minimised = 0;
   for (uint64_t seed = 1; seed <= 400 && minimised < 3; ++seed) {
-    Generated g = generate(seed, checkable());
+    Generated g = generate(seed);
     if (g.kernel.statements.size() < 2 || !hasShiftedMax(g.kernel) || !valid(g.kernel))
       continue;
     MinimizeStats stats;
@@ -82,7 +75,7 @@ TEST(DifftestMinimizer, ShrinksWhileTheFailureHolds) {
 }
 
 TEST(DifftestMinimizer, RespectsItsBudgetAndKeepsTheOriginalWhenNothingFails) {
-  Kernel k = generate(7, checkable()).kernel;
+  Kernel k = generate(7).kernel;
   MinimizeStats stats;
   Kernel m = minimize(
       k, [](const Kernel &) { return false; }, 25, &stats);
@@ -92,7 +85,7 @@ TEST(DifftestMinimizer, RespectsItsBudgetAndKeepsTheOriginalWhenNothingFails) {
 }
 
 TEST(DifftestSupervisor, ReportsCrashesAndHangsAndCarriesOn) {
-  Kernel k = generate(3, checkable()).kernel;
+  Kernel k = generate(3).kernel;
   RunOptions fine;
   fine.targets = {"generic"};
   RunOptions aborts = fine, hangs = fine;
@@ -143,7 +136,7 @@ TEST(DifftestMinimizer, NeverIntroducesADivisionByZeroOrALogOfANegative) {
   };
   int checked = 0;
   for (uint64_t seed = 1; seed <= 400 && checked < 5; ++seed) {
-    Generated g = generate(seed, checkable());
+    Generated g = generate(seed);
     if (!risky(g.kernel) || !valid(g.kernel))
       continue;
     Kernel m = minimize(
