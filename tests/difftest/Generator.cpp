@@ -389,7 +389,9 @@ private:
     k_.statements.push_back(std::move(st));
   }
 
-  // A write index over part of a dimension of size `size` (with partial writes on).
+  // With partial writes on, a write index over part of a dimension of size `size`: with
+  // `force` the index keeps its extent and only its start moves; otherwise, a tenth of the
+  // time, a random sub-range.
   void partial(Idx &i, int64_t size, bool force = false) {
     if (!f_.partialWrites || (!force && !rng_.chance(10)))
       return;
@@ -672,8 +674,6 @@ private:
       eight.value = 8;
       inner.args = {newInputRead(from, a, ""), std::move(eight)};
       a = {-8, 8};
-      if (type == ElemType::I8 && !f_.intOverflow)
-        a = {-8, 8};
     } else {
       inner = expr(depth - 1, from, a);
       if (isInt(type) && !fits(type, a) && !f_.intOverflow) {
