@@ -366,7 +366,8 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     // A file NAME.isam found on the search path that declares other targets: say which, rather
     // than suggest NAME itself.
     std::vector<std::string> tried;
-    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried))
+    bool refused = false;
+    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried, refused))
       if (auto f = loaded_.find(canonical(*path)); f != loaded_.end())
         for (const auto &file : files_)
           if (file->id == f->second) {
