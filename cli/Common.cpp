@@ -70,8 +70,17 @@ bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, Diagnosti
   return ok;
 }
 
-bool loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
-                   Format format, std::vector<ir::Kernel> &out, const char *verb) {
+int selectionFailure(Session &session) {
+  // E0409 is only ever about -D: malformed, naming no size parameter of the kernel, or leaving
+  // one unbound.
+  for (const auto &d : session.diagnostics().all())
+    if (d.severity == Severity::Error && d.code == "E0409")
+      return 2;
+  return 1;
+}
+
+int loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
+                  Format format, std::vector<ir::Kernel> &out, const char *verb) {
   InstanceSelector sel;
   if (buildSelector(selector, sel, session.diagnostics()) && session.loadFile(file))
     out = session.instances(sel);
@@ -81,9 +90,9 @@ bool loadInstances(Session &session, const std::string &file, const SelectorOpti
                                     "; name one with --instance or bind a kernel with --kernel "
                                     "K -D NAME=VALUE");
   if (!session.diagnostics().hasErrors())
-    return true;
+    return 0;
   printDiagnostics(session, format);
-  return false;
+  return selectionFailure(session);
 }
 
 namespace {

@@ -51,11 +51,16 @@ SessionOptions sessionOptions(const CommonOptions &opts);
 // Parses -D values into sizes; reports malformed ones to the session's diagnostics.
 bool buildSelector(const SelectorOptions &opts, InstanceSelector &out, DiagnosticSink &diags);
 
+// The exit status of a failed selection: 2 (usage) when a -D option was the problem (malformed,
+// naming no size parameter of the kernel, or a size parameter left unbound), else 1.
+int selectionFailure(Session &session);
+
 // Loads `file` and selects its instances (every one, a named one, or a kernel bound with -D).
-// On failure prints the diagnostics and returns false; with `verb` set ("map", "run", ...) a
-// selection of no instance is a failure too.
-bool loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
-                   Format format, std::vector<ir::Kernel> &out, const char *verb);
+// Returns 0, or on failure prints the diagnostics and returns the exit status
+// (selectionFailure); with `verb` set ("map", "run", ...) a selection of no instance is a
+// failure too.
+int loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
+                  Format format, std::vector<ir::Kernel> &out, const char *verb);
 
 // Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);

@@ -67,16 +67,30 @@ Action registerCompile(CLI::App &app) {
   return [opts]() {
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels,
-                       "compile"))
-      return 1;
+    if (int failed = loadInstances(session, opts->file, opts->selector, opts->common.format,
+                                   kernels, "compile"))
+      return failed;
     auto target = session.target(opts->target);
     if (session.diagnostics().hasErrors() || !target) {
       printDiagnostics(session, opts->common.format);
       return 1;
     }
+    bool accelerator = accel::isAccelerator(*target);
     if (opts->emit.empty())
-      opts->emit = accel::isAccelerator(*target) ? "asm" : "obj";
+      opts->emit = accelerator ? "asm" : "obj";
+    // What the target cannot emit is a usage error, found before any scheduling.
+    if (accelerator && opts->emit != "asm" && opts->emit != "stream") {
+      std::cerr << "isamap compile: " << target->name
+                << " has no LLVM backend (it names no triple): --emit=asm writes its "
+                   "instruction listing, --emit=stream the stream's JSON\n";
+      return 2;
+    }
+    if (!accelerator && !kKinds.count(opts->emit)) {
+      std::cerr << "isamap compile: --emit=" << opts->emit << " is an accelerator's instruction "
+                << "stream, and " << target->name
+                << " compiles to native code: use --emit=obj, asm, llvm, shared or header\n";
+      return 2;
+    }
     auto start = std::chrono::steady_clock::now();
     std::vector<schedule::KernelSchedule> schedules;
     for (const auto &k : kernels)
@@ -99,30 +113,42 @@ Action registerCompile(CLI::App &app) {
     }
     backend::CompileTimes times;
     if (accel::isAccelerator(*target)) {
-      if (opts->emit != "asm" && opts->emit != "stream") {
-        std::cerr << "isamap compile: " << target->name
-                  << " has no LLVM backend (it names no triple): --emit=asm writes its "
-                     "instruction listing, --emit=stream the stream's JSON\n";
+      // Streamed to the file as the ops are emitted: the listing of a large schedule is
+      // gigabytes (the whole program in memory was many times more).
+      OutputFile out;
+      std::string error;
+      if (!out.open(output, error)) {
+        std::cerr << "isamap compile: " << error << "\n";
         return 1;
       }
-      std::string text;
-      nlohmann::json programs = nlohmann::json::array();
+      accel::TextOut write = [&out](std::string_view text) {
+        if (!out.write(text))
+          throw accel::Error(out.error());
+      };
       try {
+        bool json = opts->emit == "stream", several = kernels.size() > 1;
+        if (json && several)
+          write("[");
         for (size_t i = 0; i < kernels.size(); ++i) {
-          accel::Program p = accel::program(kernels[i], *target, schedules[i]);
-          if (opts->emit == "asm")
-            text.append(i ? "\n" : "").append(accel::listing(p, kernels[i], *target));
-          else
-            programs.push_back(accel::toJson(p, *target));
+          if (i)
+            write(json ? "," : "\n");
+          if (json) {
+            accel::JsonSink sink(kernels[i], *target, write);
+            accel::emit(kernels[i], *target, schedules[i], sink);
+            sink.finish();
+          } else {
+            accel::ListingSink sink(kernels[i], *target, write);
+            accel::emit(kernels[i], *target, schedules[i], sink);
+            sink.finish();
+          }
         }
+        if (json)
+          write(several ? "]\n" : "\n");
       } catch (const accel::Error &e) {
         std::cerr << "isamap compile: " << e.what() << "\n";
         return 1;
       }
-      if (opts->emit == "stream")
-        text = (programs.size() == 1 ? programs[0] : programs).dump() + "\n";
-      std::string error;
-      if (!writeFileAtomically(output, text, error)) {
+      if (!out.commit(error)) {
         std::cerr << "isamap compile: " << error << "\n";
         return 1;
       }

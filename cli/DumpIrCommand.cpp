@@ -22,8 +22,9 @@ Action registerDumpIr(CLI::App &app) {
   return [opts]() {
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, Format::Text, kernels, nullptr))
-      return 1;
+    if (int failed =
+            loadInstances(session, opts->file, opts->selector, Format::Text, kernels, nullptr))
+      return failed;
     std::vector<hw::Target> targets = session.allTargets();
     std::vector<hw::System> systems;
     for (const auto &[name, _] : session.symbols().systems)

@@ -1,10 +1,15 @@
-// `isamap lsp [--stdio | --listen ADDRESS:PORT]`: the language server. Over stdio by default
-// (editors start it so; VS Code's client passes --stdio), or on one TCP connection.
+// `isamap lsp [--stdio | --listen [ADDRESS:]PORT [--allow-remote]]`: the language server. Over
+// stdio by default (editors start it so; VS Code's client passes --stdio), or on TCP, where it
+// serves any number of clients at once until SIGINT or SIGTERM (lsp/Transport.h).
+//
+// Listening is loopback-only unless --allow-remote says otherwise: whoever can connect can ask
+// the server to read files, and there is no authentication.
 #include "Commands.h"
 
 #include "lsp/Transport.h"
 
 #include <iostream>
+#include <mutex>
 
 namespace isam::cli {
 
@@ -12,36 +17,53 @@ Action registerLsp(CLI::App &app) {
   struct Options {
     bool stdio = false;
     std::string listen;
+    bool allowRemote = false;
   };
   auto opts = std::make_shared<Options>();
   auto *cmd = app.add_subcommand("lsp", "Serve the Language Server Protocol (stdio by default)");
   auto *stdio = cmd->add_flag("--stdio", opts->stdio, "Talk over stdin and stdout (the default)");
-  cmd->add_option("--listen", opts->listen,
-                  "Serve one TCP connection on ADDRESS:PORT (127.0.0.1:0 picks a free port, "
-                  "printed on stderr)")
-      ->excludes(stdio);
+  auto *listen =
+      cmd->add_option("--listen", opts->listen,
+                      "Serve TCP clients on [ADDRESS:]PORT, 127.0.0.1 by default (port 0 picks a "
+                      "free one, printed on stderr); runs until SIGINT or SIGTERM")
+          ->excludes(stdio);
+  cmd->add_flag("--allow-remote", opts->allowRemote,
+                "Allow --listen on an address other machines can reach (no authentication: "
+                "they can read the workspace's files)")
+      ->needs(listen);
   return [opts]() {
     try {
       if (opts->listen.empty())
         return lsp::serveStdio();
-      // ADDRESS:PORT, or just PORT for the loopback address.
-      std::string address = "127.0.0.1", port = opts->listen;
-      if (auto colon = opts->listen.rfind(':'); colon != std::string::npos) {
-        address = opts->listen.substr(0, colon);
-        port = opts->listen.substr(colon + 1);
+      std::string error;
+      auto where = lsp::parseListenAddress(opts->listen, error);
+      if (!where) {
+        std::cerr << "isamap lsp: " << error << "\n";
+        return 2;
       }
-      if (address.size() > 2 && address.front() == '[' && address.back() == ']')
-        address = address.substr(1, address.size() - 2);
-      char *end = nullptr;
-      long p = std::strtol(port.c_str(), &end, 10);
-      if (port.empty() || *end != 0 || p < 0 || p > 65535) {
-        std::cerr << "isamap lsp: --listen expects ADDRESS:PORT with a port from 0 to 65535, not '"
-                  << opts->listen << "'\n";
-        return 1;
+      std::string shown = where->address.find(':') != std::string::npos ? "[" + where->address + "]"
+                                                                        : where->address;
+      if (!where->loopback && !opts->allowRemote) {
+        std::cerr << "isamap lsp: --listen " << opts->listen
+                  << " would accept connections from other machines, with no authentication; "
+                     "listen on 127.0.0.1 (--listen PORT), or pass --allow-remote\n";
+        return 2;
       }
-      return lsp::serveTcp(address, uint16_t(p), [&](uint16_t bound) {
-        std::cerr << "isamap lsp: listening on " << address << ":" << bound << std::endl;
-      });
+      if (!where->loopback)
+        std::cerr << "isamap lsp: warning: listening on " << shown
+                  << ", which other machines can reach: anyone who connects can make the server "
+                     "read .isam files under the workspace folders they name\n";
+      std::mutex logMutex;
+      return lsp::serveTcp(
+          where->address, where->port,
+          [&](uint16_t bound) {
+            std::lock_guard lock(logMutex);
+            std::cerr << "isamap lsp: listening on " << shown << ":" << bound << std::endl;
+          },
+          [&](const std::string &line) {
+            std::lock_guard lock(logMutex);
+            std::cerr << "isamap lsp: " << line << std::endl;
+          });
     } catch (const std::exception &e) {
       std::cerr << "isamap lsp: " << e.what() << "\n";
       return 1;

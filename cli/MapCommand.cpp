@@ -34,8 +34,9 @@ Action registerMap(CLI::App &app) {
   return [opts]() {
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "map"))
-      return 1;
+    if (int failed =
+            loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "map"))
+      return failed;
     // A system maps onto each of its units; a target onto itself.
     std::vector<hw::Target> units;
     std::optional<hw::System> system;

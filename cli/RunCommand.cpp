@@ -8,6 +8,7 @@
 #include "AccelRun.h"
 #include "Commands.h"
 #include "Common.h"
+#include "Memory.h"
 #include "backends/accel/Emit.h"
 #include "backends/llvm/Cross.h"
 #include "backends/llvm/Jit.h"
@@ -145,8 +146,9 @@ Action registerRun(CLI::App &app) {
     bool text = opts->common.format == Format::Text;
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
-      return 1;
+    if (int failed =
+            loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "run"))
+      return failed;
     std::optional<hw::Target> target;
     std::unique_ptr<backend::Jit> jit;
     std::unique_ptr<backend::CrossRunner> cross; // another architecture: under qemu-user
@@ -192,6 +194,25 @@ Action registerRun(CLI::App &app) {
     nlohmann::json results = nlohmann::json::array();
     bool failed = false;
     for (const auto &k : kernels) {
+      // Checked before anything of the instance's size is allocated: an accelerator's
+      // described memory first (what `compile` reports), then this machine's.
+      if (simulated) {
+        try {
+          accel::checkTensorsFit(k, *target);
+        } catch (const accel::Error &e) {
+          std::cerr << "isamap run: " << k.name << " on " << target->name << ": " << e.what()
+                    << "\n";
+          return 1;
+        }
+      }
+      // The inputs, then (on a target) the result and (with --check) the reference as doubles,
+      // and native buffers or the simulator's memory in each tensor's own type.
+      bool onTarget = jit || cross || simulated;
+      double needed = runBytes(k, 1 + int(onTarget) + int(opts->check), onTarget);
+      if (auto message = exceedsMemory(k.name, needed)) {
+        std::cerr << "isamap run: " << *message << "\n";
+        return 1;
+      }
       interp::Buffers buffers = interp::randomInputs(k, opts->seed);
       nlohmann::json result = {{"instance", k.name}, {"seed", opts->seed}};
       if (!jit && !cross && !simulated) {

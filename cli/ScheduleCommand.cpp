@@ -35,8 +35,9 @@ Action registerSchedule(CLI::App &app) {
   return [opts]() {
     Session session(sessionOptions(opts->common));
     std::vector<ir::Kernel> kernels;
-    if (!loadInstances(session, opts->file, opts->selector, opts->common.format, kernels, "schedule"))
-      return 1;
+    if (int failed = loadInstances(session, opts->file, opts->selector, opts->common.format,
+                                   kernels, "schedule"))
+      return failed;
     auto target = session.target(opts->target);
     if (session.diagnostics().hasErrors() || !target) {
       printDiagnostics(session, opts->common.format);

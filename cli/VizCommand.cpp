@@ -1,8 +1,8 @@
 // `isamap viz FILE --what=kernel|hardware|mapping|schedule --format=dot|svg|png -o OUT`: a
 // picture of a kernel's dataflow, a hardware description, a statement's mapping or a schedule,
-// rendered in process by Graphviz. The output is written atomically (a temporary file in OUT's
-// directory, then a rename): on any error nothing is written. `-o -` writes to stdout; a device
-// or FIFO is written in place.
+// rendered in process by Graphviz. The output is written under the policy of source/FileIo.h
+// (a regular file atomically, so that on any error nothing is written; a link, device or FIFO
+// written through). `-o -` writes to stdout.
 #include "Commands.h"
 #include "Common.h"
 #include "source/FileIo.h"
@@ -72,7 +72,7 @@ Action registerViz(CLI::App &app) {
     if (!buildSelector(opts->selector, sel, session.diagnostics()) ||
         !session.loadFile(opts->file)) {
       printDiagnostics(session, Format::Text);
-      return 1;
+      return selectionFailure(session);
     }
     viz::Request r;
     r.what = *viz::parseWhat(opts->what);
@@ -89,7 +89,7 @@ Action registerViz(CLI::App &app) {
     auto dot = viz::dotFor(session, r);
     if (!dot || session.diagnostics().hasErrors()) {
       printDiagnostics(session, Format::Text);
-      return 1;
+      return selectionFailure(session);
     }
     viz::Format format = opts->format == "dot"   ? viz::Format::Dot
                          : opts->format == "png" ? viz::Format::Png

@@ -3,6 +3,8 @@
 
 #include <iostream>
 #include <malloc.h>
+#include <new>
+#include <stdexcept>
 
 int main(int argc, char **argv) {
   // glibc's fastbins postpone merging freed small blocks until a consolidation pass over all of
@@ -39,7 +41,17 @@ int main(int argc, char **argv) {
     return 2; // usage errors
   }
   for (auto &[cmd, action] : commands)
-    if (cmd->parsed())
-      return action();
+    if (cmd->parsed()) {
+      // Commands check what they are about to allocate (cli/Memory.h); this is the last resort
+      // for what they could not foresee, so that no size aborts the process.
+      try {
+        return action();
+      } catch (const std::bad_alloc &) {
+        std::cerr << "isamap " << cmd->get_name() << ": out of memory\n";
+      } catch (const std::length_error &e) {
+        std::cerr << "isamap " << cmd->get_name() << ": out of memory (" << e.what() << ")\n";
+      }
+      return 1;
+    }
   return 2;
 }

@@ -10,6 +10,12 @@ Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Se
   options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
                             settings_.workspaceFolders.end());
   options.overlays = overlays;
+  if (settings_.confineImports) {
+    options.importRoots = options.searchPath;
+    options.importRootsReason = "over a network connection, imports are read only from the "
+                                "workspace folders, the include directories (isamap.includeDirs) "
+                                "and the shipped hardware descriptions";
+  }
   options.parseCache = std::move(parses);
   session_ = std::make_unique<Session>(std::move(options));
   session_->loadText(doc_.path, doc_.text);

@@ -13,6 +13,21 @@ namespace {
 constexpr size_t kMaxHeaderLine = 1024; // longer header lines are not the protocol's
 constexpr size_t kMaxHeaderLines = 16;
 
+constexpr const char *kNotAHeader =
+    "skipped bytes that are not a message header (was the previous message's Content-Length "
+    "wrong?)";
+
+// `Name: value`, the name an HTTP token (letters, digits and !#$%&'*+-.^_`|~).
+bool isField(const std::string &line) {
+  auto colon = line.find(':');
+  if (colon == 0 || colon == std::string::npos)
+    return false;
+  return std::all_of(line.begin(), line.begin() + long(colon), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  });
+}
+
 std::string lower(std::string s) {
   for (char &c : s)
     c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -59,6 +74,8 @@ ReadResult MessageReader::next() {
   std::optional<size_t> length;
   std::string problem;
   bool any = false;
+  bool fieldSeen = false; // a header field began this header part
+  bool garbage = false;   // lines that are not header fields came before it
   static constexpr std::string_view kLengthName = "content-length:";
   for (size_t lines = 0;; ++lines) {
     // One header line, up to \r\n.
@@ -101,9 +118,25 @@ ReadResult MessageReader::next() {
       // next message's. Report the garbage, and read that line again on the next call.
       resume_ = line + "\n";
       r.kind = ReadResult::Kind::BadHeader;
-      r.problem = "bytes that are not a header before a Content-Length (was the previous "
-                  "message's Content-Length too large?)";
+      r.problem = kNotAHeader;
       return r;
+    }
+    if (!fieldSeen) {
+      // A header part starts with a header field. Anything else here is what is left of a
+      // message whose Content-Length was too small (or bytes no client should send): skip it
+      // up to the next field or empty line, and report it on its own, so that the message
+      // after it is read whole.
+      if (!line.empty() && !isField(line)) {
+        garbage = true;
+        continue;
+      }
+      if (garbage && !line.empty()) {
+        resume_ = line + "\n";
+        r.kind = ReadResult::Kind::BadHeader;
+        r.problem = problem.empty() ? std::string(kNotAHeader) : problem;
+        return r;
+      }
+      fieldSeen = !line.empty();
     }
     if (line.empty())
       break; // the end of the header part
@@ -129,6 +162,8 @@ ReadResult MessageReader::next() {
     }
     length = size_t(n);
   }
+  if (garbage && problem.empty())
+    problem = kNotAHeader;
   if (!problem.empty() || !length) {
     r.kind = ReadResult::Kind::BadHeader;
     r.problem = problem.empty() ? "the header has no Content-Length" : problem;

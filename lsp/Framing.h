@@ -7,11 +7,14 @@
 // saying which, and (except at the end of the stream) leaves the reader at the start of the next
 // message, so that the server can answer with a JSON-RPC error and keep serving.
 //
-// A Content-Length larger than its body makes the reader take the start of the next message as
-// body bytes; what is left of that message then runs, without a line break, into the header of
-// the one after it (bodies of JSON hold no raw line breaks). So "Content-Length:" in the middle
-// of a header line starts a new header part: the bytes before it are reported as a bad header,
-// and the reader is back in step from that message on.
+// A wrong Content-Length leaves the reader inside a message's bytes, and it resynchronises on the
+// next header, reporting what it skipped as a bad header (one result) before reading on:
+// - Too large: the reader takes the start of the next message as body bytes; what is left of
+//   that message then runs, often without a line break, into the header of the one after it. So
+//   "Content-Length:" in the middle of a header line starts a new header part.
+// - Too small: the rest of the body comes where a header should. A header part starts with a
+//   header field (`Name: value`, the name a token); lines before the first one are skipped, up
+//   to that field (where the next message's header starts) or an empty line.
 #pragma once
 
 #include <cstddef>

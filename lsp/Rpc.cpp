@@ -45,6 +45,33 @@ int64_t optionalInteger(const json &obj, const char *key, int64_t fallback) {
   return integerAt(obj, key);
 }
 
+json parseMessage(std::string_view body) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // an escaped character, '"' included
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw RpcError(ParseError, "the message nests arrays and objects more than " +
+                                       std::to_string(kMaxJsonDepth) + " levels deep");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error &e) {
+    throw RpcError(ParseError, std::string("invalid JSON: ") + e.what());
+  }
+}
+
 json response(const json &id, json result) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }

@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace isam::lsp {
 
@@ -36,6 +37,16 @@ int64_t integerAt(const json &obj, const char *key);
 // Absent or null gives `fallback`; a wrong type is still an error.
 std::string optionalString(const json &obj, const char *key, const std::string &fallback = {});
 int64_t optionalInteger(const json &obj, const char *key, int64_t fallback);
+
+// The deepest nesting of arrays and objects a message may have (the protocol's messages need
+// about ten levels; settings a few more).
+constexpr size_t kMaxJsonDepth = 256;
+
+// One message body parsed. RpcError(ParseError) for text that is not JSON, and for nesting deeper
+// than kMaxJsonDepth, found by a linear scan before the parser sees the text: copying, comparing
+// and printing a json value recurse once per level, so a few hundred kilobytes of '[' would
+// overflow the stack wherever the message is used.
+json parseMessage(std::string_view body);
 
 json response(const json &id, json result);
 json errorResponse(const json &id, int code, const std::string &message);

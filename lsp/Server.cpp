@@ -42,13 +42,14 @@ private:
   bool stopped_ = false;
 };
 
-Server::Server(Send send)
+Server::Server(Send send, ServerOptions options)
     : send_(std::move(send)), features_(features()), quick_(std::make_unique<Queue>()),
       slow_(std::make_unique<Queue>()) {
   workspace_ = std::make_unique<Workspace>(
       [this](const std::string &uri, int64_t version, std::vector<json> diagnostics) {
         publishDiagnostics(uri, version, std::move(diagnostics));
       });
+  workspace_->updateSettings([&](Settings &s) { s.confineImports = options.confineImports; });
   quickThread_ = std::thread([this] { work(*quick_); });
   slowThread_ = std::thread([this] { work(*slow_); });
 }
@@ -93,9 +94,9 @@ void Server::publishDiagnostics(const std::string &uri, int64_t version,
 bool Server::receive(const std::string &body) {
   json message;
   try {
-    message = json::parse(body);
-  } catch (const json::parse_error &e) {
-    sendJson(errorResponse(nullptr, ParseError, std::string("invalid JSON: ") + e.what()));
+    message = parseMessage(body);
+  } catch (const RpcError &e) {
+    sendJson(errorResponse(nullptr, e.code, e.what()));
     return true;
   }
   dispatch(message);

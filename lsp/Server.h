@@ -9,7 +9,8 @@
 // Bad input never stops the server: malformed JSON is answered with ParseError, a message that
 // is not a request with InvalidRequest, an unknown method with MethodNotFound, wrong parameters
 // with InvalidParams, requests before `initialize` with ServerNotInitialized; notifications
-// that are wrong are logged (window/logMessage), as they have no answer.
+// that are wrong are logged (window/logMessage), as they have no answer. A message nesting
+// arrays and objects deeper than kMaxJsonDepth is a ParseError before anything recursive sees it.
 #pragma once
 
 #include "lsp/Call.h"
@@ -28,13 +29,19 @@
 
 namespace isam::lsp {
 
+struct ServerOptions {
+  // Imports only from the workspace roots, the include directories and the shipped hwdesc/
+  // (a server whose client may be anyone who can connect: TCP).
+  bool confineImports = false;
+};
+
 class Server {
 public:
   // `send` writes one message body (the server frames nothing itself); it is called from
   // several threads, one at a time.
   using Send = std::function<void(const std::string &body)>;
 
-  explicit Server(Send send);
+  explicit Server(Send send, ServerOptions options = {});
   ~Server();
   Server(const Server &) = delete;
   Server &operator=(const Server &) = delete;

@@ -18,6 +18,9 @@ struct Settings {
   double mappingBudgetMs = 200;    // per statement, for live mapping results
   size_t scheduleCandidates = 400; // per statement, for lenses and hovers (requests may ask more)
   bool mappingDiagnostics = true;
+  // Set by the server for its transport (TCP), never by the client: imports are read only
+  // inside workspaceFolders, includeDirs and the shipped hwdesc/.
+  bool confineImports = false;
 
   bool operator==(const Settings &) const = default;
 };

@@ -164,6 +164,17 @@ std::optional<std::string> dotFor(Session &session, const Request &r) {
       session.diagnostics().error("", {}, "no mappings of s" + std::to_string(statement));
       return std::nullopt;
     }
+    // A mapping past the last is an error (the picture used to say so and exit 0). With no
+    // mapping at all, the default first one draws the statement and says why there is none.
+    size_t count = perUnit[unit][statement].candidates.size();
+    if (r.mapping >= count && (count > 0 || r.mapping > 0)) {
+      session.diagnostics().error("", {},
+                                  "there is no mapping #" + std::to_string(r.mapping + 1) +
+                                      " of s" + std::to_string(statement) + " on " +
+                                      h->units[unit].name + ": it has " + std::to_string(count) +
+                                      " mapping" + (count == 1 ? "" : "s"));
+      return std::nullopt;
+    }
     return mappingGraph(*k, perUnit[unit][statement], h->units[unit], r.mapping, r.options);
   }
 

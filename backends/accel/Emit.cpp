@@ -10,6 +10,19 @@ namespace isam::accel {
 
 namespace {
 
+int outermostMemory(const hw::Target &t) {
+  for (size_t m = 0; m < t.memories.size(); ++m)
+    if (t.memories[m].parent < 0 && !t.memories[m].isRegisters)
+      return int(m);
+  throw Error("target " + t.name + " describes no outermost memory to hold the tensors");
+}
+
+void checkCapacity(const hw::Memory &dram, uint64_t needed, const std::string &what) {
+  if (dram.sizeBytes > 0 && needed > dram.sizeBytes)
+    throw Error(what + " need " + std::to_string(needed) + " B of " + dram.name + "'s " +
+                std::to_string(dram.sizeBytes));
+}
+
 int64_t roundUp(int64_t x, int64_t to) {
   return (x + to - 1) / to * to;
 }
@@ -94,22 +107,28 @@ public:
     }
     for (const auto &ss : ks_.statements)
       plans_.push_back(plan(ss));
-    uint64_t capacity = t_.memories[dram_].sizeBytes;
-    if (capacity > 0 && next_ > capacity)
-      throw Error("the tensors and packed views need " + std::to_string(next_) + " B of " +
-                  t_.memories[dram_].name + "'s " + std::to_string(capacity));
+    checkCapacity(t_.memories[dram_], next_, "the tensors and packed views");
     sink_.layout(allocations_);
+    // Elements no statement writes are zeros, whatever DRAM held.
+    for (size_t t = 0; t < k_.tensors.size(); ++t)
+      if (ir::startsZeroed(k_, int(t))) {
+        Op op;
+        op.kind = Op::Kind::HostClear;
+        op.allocation = int(t);
+        op.statement = 0;
+        for (size_t s = 0; s < k_.statements.size(); ++s)
+          if (k_.statements[s].lhs.tensor == int(t)) {
+            op.statement = int(s);
+            break;
+          }
+        sink_.op(op);
+      }
     for (auto &p : plans_)
       emitStatement(p);
   }
 
 private:
-  int outermost() const {
-    for (size_t m = 0; m < t_.memories.size(); ++m)
-      if (t_.memories[m].parent < 0 && !t_.memories[m].isRegisters)
-        return int(m);
-    throw Error("target " + t_.name + " describes no outermost memory to hold the tensors");
-  }
+  int outermost() const { return outermostMemory(t_); }
 
   int place(Allocation a) {
     a.address = next_;
@@ -536,6 +555,19 @@ private:
 
 bool isAccelerator(const hw::Target &target) {
   return target.triple.empty();
+}
+
+void checkTensorsFit(const ir::Kernel &kernel, const hw::Target &target) {
+  // As Emitter::place lays them out: each tensor 64-byte aligned. Sizes are below 2^62 bytes
+  // (sema's limit), so the sum of a few cannot wrap before it exceeds the capacity.
+  const hw::Memory &dram = target.memories[size_t(outermostMemory(target))];
+  uint64_t next = 0;
+  for (const auto &t : kernel.tensors) {
+    next = alignUp(next + std::max<uint64_t>(
+                              uint64_t(t.elementCount()) * uint64_t(ir::elemTypeBytes(t.type)), 1),
+                   64);
+    checkCapacity(dram, next, "the tensors");
+  }
 }
 
 void emit(const ir::Kernel &kernel, const hw::Target &target,

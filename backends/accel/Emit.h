@@ -22,6 +22,10 @@ namespace isam::accel {
 // Whether a target is run by this backend: it names no LLVM triple.
 bool isAccelerator(const hw::Target &target);
 
+// Throws Error when the kernel's tensors alone exceed the target's outermost memory (the check
+// `emit` makes once packed views are added too), before anything of that size is allocated.
+void checkTensorsFit(const ir::Kernel &kernel, const hw::Target &target);
+
 void emit(const ir::Kernel &kernel, const hw::Target &target,
           const schedule::KernelSchedule &schedule, Sink &sink);
 // The whole program at once.

@@ -100,6 +100,8 @@ const char *hostName(Op::Kind k) {
   switch (k) {
   case Op::Kind::HostInit:
     return "init";
+  case Op::Kind::HostClear:
+    return "clear";
   case Op::Kind::HostPack:
     return "pack";
   case Op::Kind::HostUnpack:
@@ -120,11 +122,17 @@ std::string hexAddress(uint64_t address) {
   return o.str();
 }
 
-std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target &target) {
+namespace {
+
+constexpr size_t kFlushBytes = size_t(1) << 20;
+
+std::string layoutText(const std::string &kernelName, const std::string &targetName,
+                       const std::vector<Allocation> &allocations, const ir::Kernel &kernel,
+                       const hw::Target &target) {
   std::ostringstream o;
-  o << "; " << p.kernel << " on " << p.target << ": isamap instruction stream\n";
+  o << "; " << kernelName << " on " << targetName << ": isamap instruction stream\n";
   o << "; " << target.memories.front().name << " layout:\n";
-  for (const auto &a : p.allocations) {
+  for (const auto &a : allocations) {
     const ir::Tensor &t = kernel.tensors[size_t(a.tensor)];
     o << ";   " << hexAddress(a.address) << "  " << a.name << ": ";
     if (a.view)
@@ -134,77 +142,160 @@ std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target
       o << ir::elemTypeName(t.type) << shapeText(t.shape);
     o << ", " << a.bytes << " B\n";
   }
-  int statement = -1;
-  for (const auto &op : p.ops) {
-    if (op.statement != statement && op.statement >= 0) {
-      statement = op.statement;
-      o << "\n; s" << statement << ": "
-        << ir::printStatement(kernel.statements[size_t(statement)], kernel.tensors) << "\n";
-    }
-    switch (op.kind) {
-    case Op::Kind::Instr:
-      o << "  " << instructionText(op, target) << "\n";
-      break;
-    case Op::Kind::HostInit: {
-      o << "  ; host: clear " << p.allocations[size_t(op.allocation)].name << " over";
-      const ir::Statement &s = kernel.statements[size_t(op.statement)];
-      for (size_t i = 0; i < s.indices.size(); ++i)
-        if (!s.indices[i].reduction)
-          o << " " << s.indices[i].name << " [" << op.lo[i] << ", " << op.lo[i] + op.size[i] << ")";
-      o << " to "
-        << (op.init == ir::ReduceOp::Sum
-                ? "0"
-                : "the identity of " + std::string(ir::reduceOpText(op.init)))
-        << "\n";
-      break;
-    }
-    case Op::Kind::HostPack:
-    case Op::Kind::HostUnpack:
-      o << "  ; host: " << hostName(op.kind) << " " << p.allocations[size_t(op.allocation)].name
-        << "\n";
-      break;
-    case Op::Kind::HostStatement:
-      o << "  ; host: runs the statement (no instruction of " << target.name << " does)\n";
-      break;
-    }
-  }
   return o.str();
+}
+
+// One op's lines, preceded by its statement's when it starts another statement.
+void appendOp(std::string &out, const Op &op, int &statement,
+              const std::vector<Allocation> &allocations, const ir::Kernel &kernel,
+              const hw::Target &target) {
+  std::ostringstream o;
+  if (op.statement != statement && op.statement >= 0) {
+    statement = op.statement;
+    o << "\n; s" << statement << ": "
+      << ir::printStatement(kernel.statements[size_t(statement)], kernel.tensors) << "\n";
+  }
+  switch (op.kind) {
+  case Op::Kind::Instr:
+    o << "  " << instructionText(op, target) << "\n";
+    break;
+  case Op::Kind::HostInit: {
+    o << "  ; host: clear " << allocations[size_t(op.allocation)].name << " over";
+    const ir::Statement &s = kernel.statements[size_t(op.statement)];
+    for (size_t i = 0; i < s.indices.size(); ++i)
+      if (!s.indices[i].reduction)
+        o << " " << s.indices[i].name << " [" << op.lo[i] << ", " << op.lo[i] + op.size[i] << ")";
+    o << " to "
+      << (op.init == ir::ReduceOp::Sum
+              ? "0"
+              : "the identity of " + std::string(ir::reduceOpText(op.init)))
+      << "\n";
+    break;
+  }
+  case Op::Kind::HostClear:
+    o << "  ; host: clear " << allocations[size_t(op.allocation)].name
+      << " to 0 (not every element is written)\n";
+    break;
+  case Op::Kind::HostPack:
+  case Op::Kind::HostUnpack:
+    o << "  ; host: " << hostName(op.kind) << " " << allocations[size_t(op.allocation)].name
+      << "\n";
+    break;
+  case Op::Kind::HostStatement:
+    o << "  ; host: runs the statement (no instruction of " << target.name << " does)\n";
+    break;
+  }
+  out += o.str();
+}
+
+nlohmann::json allocationJson(const Allocation &a) {
+  nlohmann::json j = {
+      {"name", a.name}, {"tensor", a.tensor}, {"address", a.address}, {"bytes", a.bytes}};
+  if (a.view) {
+    j["statement"] = a.statement;
+    j["access"] = accessJson(a.access);
+    j["extents"] = a.extents;
+    j["groups"] = a.groups;
+  }
+  return j;
+}
+
+nlohmann::json opJson(const Op &op, const hw::Target &target) {
+  if (op.kind == Op::Kind::Instr) {
+    nlohmann::json regions = nlohmann::json::array();
+    for (const auto &r : op.regions)
+      regions.push_back({target.memories[size_t(r.memory)].name, r.address, r.strides, r.valid});
+    return {{"op", target.instructions[size_t(op.instruction)].name},
+            {"sizes", op.sizes},
+            {"regions", regions},
+            {"statement", op.statement}};
+  }
+  nlohmann::json j = {{"host", hostName(op.kind)}, {"statement", op.statement}};
+  if (op.kind != Op::Kind::HostStatement)
+    j["allocation"] = op.allocation;
+  if (op.kind == Op::Kind::HostInit) {
+    j["lo"] = op.lo;
+    j["size"] = op.size;
+    j["reduce"] = ir::reduceOpText(op.init);
+  }
+  return j;
+}
+
+} // namespace
+
+ListingSink::ListingSink(const ir::Kernel &kernel, const hw::Target &target, TextOut out)
+    : kernel_(kernel), target_(target), out_(std::move(out)) {}
+
+void ListingSink::layout(const std::vector<Allocation> &allocations) {
+  allocations_ = allocations;
+  buffer_ += layoutText(kernel_.name, target_.name, allocations, kernel_, target_);
+}
+
+void ListingSink::op(const Op &op) {
+  appendOp(buffer_, op, statement_, allocations_, kernel_, target_);
+  flushIfFull();
+}
+
+void ListingSink::flushIfFull() {
+  if (buffer_.size() >= kFlushBytes) {
+    out_(buffer_);
+    buffer_.clear();
+  }
+}
+
+void ListingSink::finish() {
+  out_(buffer_);
+  buffer_.clear();
+}
+
+JsonSink::JsonSink(const ir::Kernel &kernel, const hw::Target &target, TextOut out)
+    : kernel_(kernel), target_(target), out_(std::move(out)) {}
+
+// The keys in the order nlohmann::json prints an object's (sorted), so that the text is
+// toJson's: allocations, format, kernel, ops, target, version.
+void JsonSink::layout(const std::vector<Allocation> &allocations) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto &a : allocations)
+    all.push_back(allocationJson(a));
+  buffer_ += "{\"allocations\":" + all.dump() + ",\"format\":\"isamap-accel-stream\",\"kernel\":" +
+             nlohmann::json(kernel_.name).dump() + ",\"ops\":[";
+}
+
+void JsonSink::op(const Op &op) {
+  if (!first_)
+    buffer_ += ',';
+  first_ = false;
+  buffer_ += opJson(op, target_).dump();
+  flushIfFull();
+}
+
+void JsonSink::flushIfFull() {
+  if (buffer_.size() >= kFlushBytes) {
+    out_(buffer_);
+    buffer_.clear();
+  }
+}
+
+void JsonSink::finish() {
+  buffer_ += "],\"target\":" + nlohmann::json(target_.name).dump() + ",\"version\":1}";
+  out_(buffer_);
+  buffer_.clear();
+}
+
+std::string listing(const Program &p, const ir::Kernel &kernel, const hw::Target &target) {
+  std::string out = layoutText(p.kernel, p.target, p.allocations, kernel, target);
+  int statement = -1;
+  for (const auto &op : p.ops)
+    appendOp(out, op, statement, p.allocations, kernel, target);
+  return out;
 }
 
 nlohmann::json toJson(const Program &p, const hw::Target &target) {
   nlohmann::json allocations = nlohmann::json::array(), ops = nlohmann::json::array();
-  for (const auto &a : p.allocations) {
-    nlohmann::json j = {
-        {"name", a.name}, {"tensor", a.tensor}, {"address", a.address}, {"bytes", a.bytes}};
-    if (a.view) {
-      j["statement"] = a.statement;
-      j["access"] = accessJson(a.access);
-      j["extents"] = a.extents;
-      j["groups"] = a.groups;
-    }
-    allocations.push_back(std::move(j));
-  }
-  for (const auto &op : p.ops) {
-    if (op.kind == Op::Kind::Instr) {
-      nlohmann::json regions = nlohmann::json::array();
-      for (const auto &r : op.regions)
-        regions.push_back({target.memories[size_t(r.memory)].name, r.address, r.strides, r.valid});
-      ops.push_back({{"op", target.instructions[size_t(op.instruction)].name},
-                     {"sizes", op.sizes},
-                     {"regions", regions},
-                     {"statement", op.statement}});
-      continue;
-    }
-    nlohmann::json j = {{"host", hostName(op.kind)}, {"statement", op.statement}};
-    if (op.kind != Op::Kind::HostStatement)
-      j["allocation"] = op.allocation;
-    if (op.kind == Op::Kind::HostInit) {
-      j["lo"] = op.lo;
-      j["size"] = op.size;
-      j["reduce"] = ir::reduceOpText(op.init);
-    }
-    ops.push_back(std::move(j));
-  }
+  for (const auto &a : p.allocations)
+    allocations.push_back(allocationJson(a));
+  for (const auto &op : p.ops)
+    ops.push_back(opJson(op, target));
   return {
       {"format", "isamap-accel-stream"}, {"version", 1}, {"kernel", p.kernel}, {"target", p.target},
       {"allocations", allocations},      {"ops", ops}};
@@ -264,6 +355,7 @@ Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Ta
       } else {
         std::string host = o.at("host").get<std::string>();
         op.kind = host == "init"        ? Op::Kind::HostInit
+                  : host == "clear"     ? Op::Kind::HostClear
                   : host == "pack"      ? Op::Kind::HostPack
                   : host == "unpack"    ? Op::Kind::HostUnpack
                   : host == "statement" ? Op::Kind::HostStatement

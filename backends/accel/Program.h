@@ -17,9 +17,11 @@
 #include "ir/Compute.h"
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace isam::accel {
@@ -56,6 +58,7 @@ struct Op {
   enum class Kind {
     Instr,         // a described instruction or move
     HostInit,      // the box [lo, lo + size) of an allocation set to `init`'s identity
+    HostClear,     // a whole tensor set to zeros (ir::startsZeroed), before any other op
     HostPack,      // the view `allocation` filled from its tensor
     HostUnpack,    // the view `allocation` written back to its tensor
     HostStatement, // `statement` of the kernel run by the host (no instruction runs it)
@@ -94,6 +97,48 @@ public:
 
 private:
   Program &p_;
+};
+
+// Where the streaming sinks below write: called with each piece of text in order (about a MiB
+// at a time); it throws (an Error) to stop the emission, e.g. when a write fails.
+using TextOut = std::function<void(std::string_view)>;
+
+// Writes the listing (what `listing` returns) as the program is emitted, holding one buffer
+// rather than the whole program: `compile --emit=asm` of a schedule of millions of
+// instructions runs in constant memory. Call finish() after the last op.
+class ListingSink : public Sink {
+public:
+  ListingSink(const ir::Kernel &kernel, const hw::Target &target, TextOut out);
+  void layout(const std::vector<Allocation> &allocations) override;
+  void op(const Op &op) override;
+  void finish();
+
+private:
+  void flushIfFull();
+  const ir::Kernel &kernel_;
+  const hw::Target &target_;
+  TextOut out_;
+  std::string buffer_;
+  std::vector<Allocation> allocations_;
+  int statement_ = -1;
+};
+
+// Writes the JSON form (exactly `toJson(program).dump()`) as the program is emitted, in
+// constant memory like ListingSink. Call finish() after the last op.
+class JsonSink : public Sink {
+public:
+  JsonSink(const ir::Kernel &kernel, const hw::Target &target, TextOut out);
+  void layout(const std::vector<Allocation> &allocations) override;
+  void op(const Op &op) override;
+  void finish();
+
+private:
+  void flushIfFull();
+  const ir::Kernel &kernel_;
+  const hw::Target &target_;
+  TextOut out_;
+  std::string buffer_;
+  bool first_ = true;
 };
 
 // `0x` and the address in hex, as listings and messages print addresses.

@@ -318,9 +318,7 @@ struct Simulator::State {
     case Op::Kind::HostStatement: {
       if (options.functional) {
         fromDram();
-        ir::Kernel one = k;
-        one.statements = {k.statements[size_t(op.statement)]};
-        interp::run(one, *buffers);
+        interp::runStatement(k, size_t(op.statement), *buffers);
         toDram();
       }
       traceHost("host: " + k.statements[size_t(op.statement)].text);
@@ -344,6 +342,16 @@ struct Simulator::State {
         });
       traceHost(std::string(op.kind == Op::Kind::HostPack ? "host: pack " : "host: unpack ") +
                 v.name);
+      return;
+    }
+    case Op::Kind::HostClear: {
+      const Allocation &a = allocations[size_t(op.allocation)];
+      result.hostBytes += a.bytes;
+      if (options.functional) {
+        checkRange(dram, a.address, a.bytes, "clearing " + a.name);
+        std::memset(at(dram, a.address), 0, size_t(a.bytes));
+      }
+      traceHost("host: clear " + a.name);
       return;
     }
     case Op::Kind::HostInit: {

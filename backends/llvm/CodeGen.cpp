@@ -960,11 +960,16 @@ llvm::Function *Generator::kernelFunction() {
   scope_.tensors.assign(k_.tensors.size(), nullptr);
   for (size_t a = 0; a < argTensors.size(); ++a)
     scope_.tensors[argTensors[a]] = fn->getArg(unsigned(a));
-  for (size_t t = 0; t < k_.tensors.size(); ++t)
+  for (size_t t = 0; t < k_.tensors.size(); ++t) {
+    uint64_t bytes =
+        uint64_t(k_.tensors[t].elementCount()) * uint64_t(ir::elemTypeBytes(k_.tensors[t].type));
     if (k_.tensors[t].role == ir::TensorRole::Local)
-      scope_.tensors[t] = allocate(uint64_t(k_.tensors[t].elementCount()) *
-                                       uint64_t(ir::elemTypeBytes(k_.tensors[t].type)),
-                                   k_.tensors[t].name);
+      scope_.tensors[t] = allocate(bytes, k_.tensors[t].name);
+    // Elements no statement writes are zeros (ir::startsZeroed), whatever the caller's buffer
+    // held.
+    if (ir::startsZeroed(k_, int(t)))
+      b_.CreateMemSet(scope_.tensors[t], b_.getInt8(0), b_.getInt64(bytes), llvm::MaybeAlign(1));
+  }
   threads_ = threadCount();
   return fn;
 }

@@ -1,7 +1,9 @@
 #include "backends/llvm/Emit.h"
+#include "source/FileIo.h"
 
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/Program.h>
@@ -24,43 +26,36 @@ double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// A temporary file beside `path` (so that the final rename stays within one file system).
-llvm::Expected<std::string> temporaryBeside(const std::string &path, int &fd) {
-  llvm::SmallString<256> tmp;
-  if (auto ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp))
-    return fail("cannot write " + path + ": " + ec.message());
-  return std::string(tmp);
-}
-
-llvm::Error commit(const std::string &tmp, const std::string &path) {
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return fail("cannot write " + path + ": " + ec.message());
-  }
-  return llvm::Error::success();
-}
-
-// Writes through `write` into a temporary and renames it to `path` if all went well.
-llvm::Error writeAtomically(const std::string &path,
-                            const std::function<llvm::Error(llvm::raw_fd_ostream &)> &write) {
-  int fd = -1;
-  auto tmp = temporaryBeside(path, fd);
-  if (!tmp)
-    return tmp.takeError();
+// Writes through `write` into `path` under the output policy of source/FileIo.h: a regular
+// file through a temporary renamed into place only when complete (an error never leaves a
+// half-written output), a link, device or FIFO written through. Object code needs a seekable
+// stream; for a FIFO it is assembled in memory first.
+llvm::Error writeOutput(const std::string &path,
+                        const std::function<llvm::Error(llvm::raw_pwrite_stream &)> &write,
+                        unsigned mode = 0666) {
+  OutputFile out;
+  std::string error;
+  if (!out.open(path, error, mode))
+    return fail(error);
   llvm::Error e = llvm::Error::success();
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    e = write(os);
+    llvm::raw_fd_ostream os(out.fd(), /*shouldClose=*/false);
+    if (os.supportsSeeking()) {
+      e = write(os);
+    } else {
+      llvm::buffer_ostream buffered(os); // written to `os` when destroyed
+      e = write(buffered);
+    }
     os.flush();
     if (!e && os.has_error())
-      e = fail("cannot write " + path + ": " + os.error().message());
+      e = fail("cannot write '" + path + "': " + os.error().message());
     os.clear_error();
   }
-  if (e) {
-    llvm::sys::fs::remove(*tmp);
-    return e;
-  }
-  return commit(*tmp, path);
+  if (e)
+    return e; // `out` removes its temporary
+  if (!out.commit(error))
+    return fail(error);
+  return llvm::Error::success();
 }
 
 llvm::Error machineCode(llvm::Module &module, llvm::TargetMachine &machine,
@@ -89,7 +84,7 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
   if (kind == EmitKind::Header) {
     if (auto e = checkSymbols(kernels))
       return e;
-    return writeAtomically(path, [&](llvm::raw_fd_ostream &os) {
+    return writeOutput(path, [&](llvm::raw_pwrite_stream &os) {
       os << cHeader(kernels, headerGuard(path));
       return llvm::Error::success();
     });
@@ -114,55 +109,66 @@ llvm::Error emitFile(EmitKind kind, const hw::Target &target,
   llvm::Error e = llvm::Error::success();
   switch (kind) {
   case EmitKind::LLVM:
-    e = writeAtomically(path, [&](llvm::raw_fd_ostream &os) {
+    e = writeOutput(path, [&](llvm::raw_pwrite_stream &os) {
       module->print(os, nullptr);
       return llvm::Error::success();
     });
     break;
   case EmitKind::Assembly:
   case EmitKind::Object:
-    e = writeAtomically(path, [&](llvm::raw_fd_ostream &os) {
+    e = writeOutput(path, [&](llvm::raw_pwrite_stream &os) {
       return machineCode(*module, **machine, os,
                          kind == EmitKind::Object ? llvm::CGFT_ObjectFile
                                                   : llvm::CGFT_AssemblyFile);
     });
     break;
   case EmitKind::Shared: {
-    // The object goes to a temporary; the system's C compiler driver links it with the
-    // OpenMP runtime and libm into a temporary library, renamed into place.
-    llvm::SmallString<256> obj;
-    int objFd = -1;
-    if (auto ec = llvm::sys::fs::createTemporaryFile("isamap", "o", objFd, obj))
+    // The object and the library go to temporaries (in TMPDIR, removed however this ends);
+    // the system's C compiler driver links them with the OpenMP runtime and libm, and the
+    // library is then written to `path` like any output.
+    llvm::SmallString<256> objPath, libPath;
+    int objFd = -1, libFd = -1;
+    if (auto ec = llvm::sys::fs::createTemporaryFile("isamap", "o", objFd, objPath))
       return fail("cannot create a temporary object file: " + ec.message());
+    ScopedTemporary obj{std::string(objPath)};
+    if (auto ec = llvm::sys::fs::createTemporaryFile("isamap", "so", libFd, libPath)) {
+      llvm::sys::Process::SafelyCloseFileDescriptor(objFd);
+      return fail("cannot create a temporary library: " + ec.message());
+    }
+    ScopedTemporary lib{std::string(libPath)};
+    llvm::sys::Process::SafelyCloseFileDescriptor(libFd);
     {
       llvm::raw_fd_ostream os(objFd, true);
       e = machineCode(*module, **machine, os, llvm::CGFT_ObjectFile);
     }
-    if (!e) {
-      int fd = -1;
-      auto tmp = temporaryBeside(path, fd);
-      if (!tmp) {
-        e = tmp.takeError();
-      } else {
-        llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-        auto cc = llvm::sys::findProgramByName("cc");
-        if (!cc) {
-          e = fail("linking a shared library needs a C compiler driver (cc) on the PATH");
-        } else {
-          std::string message;
-          llvm::StringRef args[] = {*cc, "-shared", "-o", *tmp, obj, "-lgomp", "-lm"};
-          int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
-          if (rc != 0)
-            e = fail("linking " + path + " failed (cc exited with " + llvm::Twine(rc) + ")" +
-                     (message.empty() ? "" : ": " + message));
-        }
-        if (e)
-          llvm::sys::fs::remove(*tmp);
-        else
-          e = commit(*tmp, path);
-      }
+    if (e)
+      break;
+    auto cc = llvm::sys::findProgramByName("cc");
+    if (!cc) {
+      e = fail("linking a shared library needs a C compiler driver (cc) on the PATH");
+      break;
     }
-    llvm::sys::fs::remove(obj);
+    std::string message;
+    llvm::StringRef args[] = {*cc, "-shared", "-o", lib.path(), obj.path(), "-lgomp", "-lm"};
+    int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
+    if (rc != 0) {
+      e = fail("linking " + path + " failed (cc exited with " + llvm::Twine(rc) + ")" +
+               (message.empty() ? "" : ": " + message));
+      break;
+    }
+    auto bytes = llvm::MemoryBuffer::getFile(lib.path(), /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (!bytes) {
+      e = fail("linking " + path + " failed: " + bytes.getError().message());
+      break;
+    }
+    e = writeOutput(
+        path,
+        [&](llvm::raw_pwrite_stream &os) {
+          os << (*bytes)->getBuffer();
+          return llvm::Error::success();
+        },
+        0777);
     break;
   }
   case EmitKind::Header:

@@ -1,6 +1,7 @@
 // Writing compiled kernels to files: objects, assembly, LLVM IR, shared libraries and C
-// headers. Every file is written atomically: to a temporary beside it, renamed into place only
-// when complete, so an error never leaves a half-written output.
+// headers. Every file is written under the output policy of source/FileIo.h: a regular file
+// through a temporary beside it, renamed into place only when complete (an error never leaves a
+// half-written output); a link, a device or a FIFO written through, never replaced.
 #pragma once
 
 #include "backends/llvm/Backend.h"

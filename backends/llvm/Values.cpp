@@ -2,6 +2,9 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace isam::backend {
 
 using llvm::Value;
@@ -10,6 +13,11 @@ namespace {
 
 bool isInteger(ir::ElemType t) {
   return t == ir::ElemType::I8 || t == ir::ElemType::I32;
+}
+
+unsigned lanesOf(llvm::Value *v) {
+  llvm::Type *vt = v->getType();
+  return vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
 }
 
 } // namespace
@@ -35,7 +43,9 @@ llvm::Type *Values::storageType(ir::ElemType t) const {
 
 llvm::Type *Values::computeType(ir::ElemType t) const {
   auto &c = m_.getContext();
-  if (t == ir::ElemType::F64 || isInteger(t))
+  if (isInteger(t))
+    return storageType(t); // integer arithmetic wraps in the element's own width
+  if (t == ir::ElemType::F64)
     return llvm::Type::getDoubleTy(c);
   return llvm::Type::getFloatTy(c);
 }
@@ -73,7 +83,8 @@ Value *Values::fromStorage(Value *v, ir::ElemType t) {
   }
   case ir::ElemType::I8:
   case ir::ElemType::I32:
-    return b_.CreateSIToFP(v, ct);
+    (void)ct;
+    return v;
   }
   return v;
 }
@@ -102,16 +113,26 @@ Value *Values::toStorage(Value *v, ir::ElemType t) {
   }
   case ir::ElemType::I8:
   case ir::ElemType::I32:
-    // Saturating, truncating toward zero, NaN to 0: the interpreter's conversion.
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {st, v->getType()}, {v});
+    (void)st;
+    return v; // the compute type is the element type
   }
   return v;
 }
 
 Value *Values::roundTo(Value *v, ir::ElemType t) {
-  if (t == ir::ElemType::F32 || t == ir::ElemType::F64)
+  if (t == ir::ElemType::F32 || t == ir::ElemType::F64 || isInteger(t))
     return v; // the compute type is the element type
   return fromStorage(toStorage(v, t), t);
+}
+
+Value *Values::toReal(Value *v) {
+  return b_.CreateSIToFP(v, withLanes(b_.getDoubleTy(), lanesOf(v)));
+}
+
+Value *Values::fromReal(Value *v, ir::ElemType t) {
+  // Truncating toward zero, saturating, NaN to 0: the interpreter's conversion.
+  llvm::Type *it = withLanes(storageType(t), lanesOf(v));
+  return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, v->getType()}, {v});
 }
 
 Value *Values::lanePointers(Value *ptr, llvm::Type *elem, unsigned lanes, int64_t stride) {
@@ -165,7 +186,20 @@ void Values::store(Value *value, Value *ptr, ir::ElemType t, unsigned lanes, int
 }
 
 Value *Values::constant(double v, ir::ElemType t, unsigned lanes) {
-  Value *c = llvm::ConstantFP::get(computeType(t), v);
+  Value *c = nullptr;
+  if (isInteger(t)) {
+    // As the interpreter: a literal truncates toward zero and wraps into the type; a reduction's
+    // identity (an infinity) is the type's extreme.
+    unsigned bits = unsigned(8 * ir::elemTypeBytes(t));
+    llvm::APInt value =
+        std::isinf(v)
+            ? (v < 0 ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits))
+            : llvm::APInt(64, uint64_t(int64_t(std::clamp(std::trunc(v), -0x1p63, 0x1p63 - 1024))))
+                  .trunc(bits);
+    c = llvm::ConstantInt::get(computeType(t), value);
+  } else {
+    c = llvm::ConstantFP::get(computeType(t), v);
+  }
   return lanes > 1 ? b_.CreateVectorSplat(lanes, c) : c;
 }
 
@@ -173,9 +207,26 @@ Value *Values::convert(Value *v, ir::ElemType from, ir::ElemType to) {
   llvm::Type *a = computeType(from), *b = computeType(to);
   if (a == b)
     return v;
-  llvm::Type *vt = v->getType();
-  unsigned lanes =
-      vt->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements()) : 1;
+  unsigned lanes = lanesOf(v);
+  if (isInteger(from) && isInteger(to)) {
+    if (a->getPrimitiveSizeInBits() < b->getPrimitiveSizeInBits())
+      return b_.CreateSExt(v, withLanes(b, lanes));
+    // Narrowing is a conversion: it saturates, as from a real value.
+    unsigned bits = b->getPrimitiveSizeInBits();
+    auto bound = [&](const llvm::APInt &x) {
+      Value *c = llvm::ConstantInt::get(a, x.sext(a->getPrimitiveSizeInBits()));
+      return lanes > 1 ? b_.CreateVectorSplat(lanes, c) : c;
+    };
+    Value *lo = bound(llvm::APInt::getSignedMinValue(bits));
+    Value *hi = bound(llvm::APInt::getSignedMaxValue(bits));
+    Value *clamped = b_.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, lo), hi);
+    return b_.CreateTrunc(clamped, withLanes(b, lanes));
+  }
+  if (isInteger(from))
+    return b_.CreateSIToFP(v, withLanes(b, lanes));
+  if (isInteger(to))
+    return fromReal(v, to);
   return a->getPrimitiveSizeInBits() < b->getPrimitiveSizeInBits()
              ? b_.CreateFPExt(v, withLanes(b, lanes))
              : b_.CreateFPTrunc(v, withLanes(b, lanes));
@@ -199,6 +250,8 @@ Value *Values::perLaneLibm(const char *name, Value *x) {
 }
 
 Value *Values::call(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned lanes) {
+  if (isInteger(t))
+    return integerCall(fn, t, std::move(a), lanes);
   switch (fn) {
   case ir::Fn::Exp:
     return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]), t);
@@ -228,11 +281,60 @@ Value *Values::call(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned 
   return a[0];
 }
 
+Value *Values::integerCall(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned lanes) {
+  Value *zero = constant(0.0, t, lanes);
+  switch (fn) {
+  case ir::Fn::Abs: // integer negation: |MIN| wraps to MIN
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a[0], b_.getFalse());
+  case ir::Fn::Relu:
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a[0], zero);
+  case ir::Fn::Max:
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a[0], a[1]);
+  case ir::Fn::Min:
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a[0], a[1]);
+  case ir::Fn::Cast:
+    return a[0]; // the argument was converted to t already
+  default: {
+    // A real function of an integer: computed in double, then converted back.
+    for (auto &x : a)
+      x = toReal(x);
+    return fromReal(call(fn, ir::ElemType::F64, a, lanes), t);
+  }
+  }
+}
+
+Value *Values::integerDiv(Value *n, Value *d, ir::ElemType t, unsigned lanes) {
+  // Truncating toward zero; x / 0 is 0 and MIN / -1 wraps to MIN (the interpreter's meaning),
+  // without the division that would trap.
+  Value *zero = constant(0.0, t, lanes), *one = constant(1.0, t, lanes);
+  Value *minusOne = constant(-1.0, t, lanes);
+  Value *byZero = b_.CreateICmpEQ(d, zero), *byMinusOne = b_.CreateICmpEQ(d, minusOne);
+  Value *safe = b_.CreateSelect(b_.CreateOr(byZero, byMinusOne), one, d);
+  Value *q = b_.CreateSDiv(n, safe);
+  return b_.CreateSelect(byZero, zero, b_.CreateSelect(byMinusOne, b_.CreateNeg(n), q));
+}
+
 Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
   // Children are brought to this node's compute type before the operation.
   auto arg = [&](size_t i) {
     return convert(eval(e.args[i], lanes, read), e.args[i].type, e.type);
   };
+  if (isInteger(e.type)) {
+    switch (e.kind) {
+    case ir::Expr::Kind::Neg:
+      return b_.CreateNeg(arg(0));
+    case ir::Expr::Kind::Add:
+      return b_.CreateAdd(arg(0), arg(1));
+    case ir::Expr::Kind::Sub:
+      return b_.CreateSub(arg(0), arg(1));
+    case ir::Expr::Kind::Mul:
+      return b_.CreateMul(arg(0), arg(1));
+    case ir::Expr::Kind::Div:
+      return integerDiv(arg(0), arg(1), e.type, lanes);
+    default:
+      break;
+    }
+  }
   switch (e.kind) {
   case ir::Expr::Kind::Const:
     return constant(e.value, e.type, lanes);
@@ -259,10 +361,24 @@ Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
 }
 
 Value *Values::fma(Value *a, Value *b, Value *acc) {
+  if (acc->getType()->isIntOrIntVectorTy())
+    return b_.CreateAdd(b_.CreateMul(a, b), acc);
   return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {acc->getType()}, {a, b, acc});
 }
 
 Value *Values::combine(ir::ReduceOp op, Value *acc, Value *value) {
+  if (acc->getType()->isIntOrIntVectorTy()) {
+    switch (op) {
+    case ir::ReduceOp::None:
+      return value;
+    case ir::ReduceOp::Sum:
+      return b_.CreateAdd(acc, value);
+    case ir::ReduceOp::Max:
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, acc, value);
+    case ir::ReduceOp::Min:
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, acc, value);
+    }
+  }
   switch (op) {
   case ir::ReduceOp::None:
     return value;

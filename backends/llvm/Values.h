@@ -4,9 +4,10 @@
 //
 // Arithmetic runs in a compute type per element type: float for f32, f16 and bf16 (rounded to
 // the storage type when stored, as the reference interpreter rounds every stored element),
-// double for f64 and the integer types (exact for any i32 product), which are stored saturated
-// and truncated toward zero like the interpreter's. Functions follow the interpreter's
-// definitions, including its NaN behaviour for max, min and relu.
+// double for f64, and the integer types themselves: integer arithmetic wraps (two's
+// complement), so sums agree with the interpreter's in any order. Conversions to an integer
+// type truncate toward zero and saturate. Functions follow the interpreter's definitions,
+// including its NaN behaviour for max, min and relu and its integer division (x / 0 is 0).
 #pragma once
 
 #include "ir/Compute.h"
@@ -54,6 +55,12 @@ private:
   llvm::Value *fromStorage(llvm::Value *v, ir::ElemType t);
   llvm::Value *toStorage(llvm::Value *v, ir::ElemType t);
   llvm::Value *call(ir::Fn fn, ir::ElemType t, std::vector<llvm::Value *> args, unsigned lanes);
+  llvm::Value *integerCall(ir::Fn fn, ir::ElemType t, std::vector<llvm::Value *> args,
+                           unsigned lanes);
+  llvm::Value *integerDiv(llvm::Value *n, llvm::Value *d, ir::ElemType t, unsigned lanes);
+  // An integer value as a double, and a double converted to integer type t (saturating).
+  llvm::Value *toReal(llvm::Value *v);
+  llvm::Value *fromReal(llvm::Value *v, ir::ElemType t);
   llvm::Value *perLaneLibm(const char *name, llvm::Value *x);
   llvm::Value *roundTo(llvm::Value *v, ir::ElemType t);
   llvm::Constant *mask(unsigned lanes, unsigned active);

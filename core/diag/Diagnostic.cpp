@@ -1,6 +1,7 @@
 #include "diag/Diagnostic.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace isam {
@@ -9,6 +10,52 @@ std::string DiagnosticSink::key(const std::string &code, SourceRange range,
                                 const std::string &message) {
   return code + ":" + std::to_string(range.file) + ":" + std::to_string(range.begin) + ":" +
          std::to_string(range.end) + ":" + message;
+}
+
+std::string boundedText(std::string text, size_t max) {
+  if (text.size() <= max)
+    return text;
+  size_t keep = max > 3 ? max - 3 : 0;
+  // Never split a UTF-8 sequence: back up over continuation bytes.
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+    --keep;
+  text.resize(keep);
+  return text + "...";
+}
+
+std::string boundQuotedSpans(std::string message, size_t max) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  bool changed = false;
+  size_t i = 0;
+  for (;;) {
+    // An opening quote follows a non-word character (so the apostrophe of "kernel's" is not
+    // one); its span ends at the next quote that no word character follows.
+    size_t open = message.find('\'', i);
+    while (open != std::string::npos && open > 0 && word(message[open - 1]))
+      open = message.find('\'', open + 1);
+    if (open == std::string::npos)
+      break;
+    size_t close = message.find('\'', open + 1);
+    while (close != std::string::npos && close + 1 < message.size() && word(message[close + 1]))
+      close = message.find('\'', close + 1);
+    if (close == std::string::npos)
+      break;
+    out.append(message, i, open + 1 - i);
+    size_t length = close - open - 1;
+    if (length > max) {
+      out += boundedText(message.substr(open + 1, length), max);
+      changed = true;
+    } else {
+      out.append(message, open + 1, length);
+    }
+    out += '\'';
+    i = close + 1;
+  }
+  if (!changed)
+    return message;
+  out.append(message, i, std::string::npos);
+  return out;
 }
 
 const char *severityName(Severity s) {
@@ -27,6 +74,7 @@ const char *severityName(Severity s) {
 
 Diagnostic &DiagnosticSink::report(Severity severity, std::string code, SourceRange range,
                                    std::string message) {
+  message = boundQuotedSpans(std::move(message));
   if (isDuplicate(code, range, message)) {
     scratch_ = {severity, std::move(code), range, std::move(message), {}, {}};
     return scratch_;
@@ -98,9 +146,13 @@ std::string closestMatch(const std::string &word, const std::vector<std::string>
   // Suggest only what is plausibly a typo: a third of the word at most, and never a
   // replacement of the whole word.
   size_t bestDistance = std::min(std::max<size_t>(1, word.size() / 3), word.size() - 1) + 1;
-  if (word.size() <= 1)
+  // Only names a person types: a long one (pasted, generated or hostile) gets no suggestion,
+  // which also keeps the quadratic distance below cheap.
+  if (word.size() <= 1 || word.size() > 64)
     return best;
   for (const auto &c : candidates) {
+    if (c.size() >= word.size() + bestDistance || word.size() >= c.size() + bestDistance)
+      continue; // the lengths alone differ by more than the best distance so far
     // Levenshtein distance, two rows.
     std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
     for (size_t j = 0; j <= c.size(); ++j)

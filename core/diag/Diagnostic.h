@@ -15,6 +15,13 @@ enum class Severity { Error, Warning, Info, Note };
 
 const char *severityName(Severity s);
 
+// A message quotes names and tokens taken from the input, which may be arbitrarily long (a
+// 30,000-character identifier): every quoted span ('...') longer than `max` bytes keeps its
+// start and ends in "...". Applied to every message and note a sink receives.
+std::string boundQuotedSpans(std::string message, size_t max = 64);
+// `text` cut to at most `max` bytes (on a UTF-8 character boundary), ending in "..." when cut.
+std::string boundedText(std::string text, size_t max);
+
 struct FixIt {
   SourceRange range; // replaced text; an empty range inserts
   std::string replacement;
@@ -34,7 +41,7 @@ struct Diagnostic {
   std::vector<FixIt> fixits;
 
   Diagnostic &note(SourceRange r, std::string msg) {
-    notes.push_back({r, std::move(msg)});
+    notes.push_back({r, boundQuotedSpans(std::move(msg))});
     return *this;
   }
   Diagnostic &fix(SourceRange r, std::string replacement) {

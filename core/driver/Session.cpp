@@ -1,8 +1,10 @@
 #include "driver/Session.h"
+#include "driver/Imports.h"
 #include "hw/Host.h"
 
 #include "syntax/Parser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,13 @@ Session::Session(SessionOptions options) : options_(std::move(options)) {
   std::string hw = defaultHwdescDir();
   options_.searchPath.push_back(hw);
   options_.searchPath.push_back(fs::path(hw).parent_path().string());
+  if (options_.importRoots) {
+    std::error_code ec;
+    for (const auto &root : *options_.importRoots)
+      if (!root.empty())
+        allowedRoots_.push_back(canonical(fs::absolute(root, ec).string()));
+    allowedRoots_.push_back(canonical(fs::absolute(hw, ec).string()));
+  }
 }
 
 std::vector<const ast::File *> Session::files() const {
@@ -108,8 +117,18 @@ void Session::loadText(const std::string &path, std::string text) {
   loadImports(id, stack);
 }
 
+bool Session::importAllowed(const std::string &path) const {
+  if (!options_.importRoots)
+    return true;
+  std::error_code ec;
+  std::string canon = canonical(fs::absolute(path, ec).string());
+  return std::any_of(allowedRoots_.begin(), allowedRoots_.end(),
+                     [&](const std::string &root) { return imports::isInside(canon, root); });
+}
+
 std::optional<std::string> Session::resolveImport(const std::string &from, const std::string &path,
-                                                  std::vector<std::string> &tried) const {
+                                                  std::vector<std::string> &tried,
+                                                  bool &refusedAsWritten) const {
   fs::path p(path);
   std::vector<fs::path> candidates;
   if (p.is_absolute())
@@ -119,10 +138,16 @@ std::optional<std::string> Session::resolveImport(const std::string &from, const
     for (const auto &dir : options_.searchPath)
       candidates.push_back(fs::path(dir) / p);
   }
+  refusedAsWritten = false;
   for (const auto &c : candidates) {
-    tried.push_back(c.lexically_normal().string());
+    std::string normal = c.lexically_normal().string();
+    if (!importAllowed(normal)) {
+      refusedAsWritten |= &c == &candidates.front();
+      continue;
+    }
+    tried.push_back(normal);
     if (options_.overlays.count(canonical(c.string())) || isRegularFile(c))
-      return c.lexically_normal().string();
+      return normal;
   }
   return std::nullopt;
 }
@@ -136,8 +161,24 @@ void Session::loadImports(FileId file, std::vector<std::string> &stack) {
     if (f->id == file)
       imports = f->imports;
   for (const auto &imp : imports) {
+    if (!imports::hasIsamExtension(imp.path)) {
+      diags_.error("E0605", imp.range,
+                   "'" + imp.path +
+                       "' is not an isam file: an import names a file ending in .isam");
+      continue;
+    }
     std::vector<std::string> tried;
-    auto resolved = resolveImport(sources_.path(file), imp.path, tried);
+    bool refused = false;
+    auto resolved = resolveImport(sources_.path(file), imp.path, tried, refused);
+    if (!resolved && refused) {
+      auto &d = diags_.error("E0604", imp.range,
+                             "'" + imp.path + "' is outside the directories imports may read");
+      if (!options_.importRootsReason.empty())
+        d.note({}, options_.importRootsReason);
+      for (const auto &root : allowedRoots_)
+        d.note({}, "imports may read files under " + root);
+      continue;
+    }
     if (!resolved) {
       auto &d =
           diags_.error("E0601", imp.range, "cannot find the imported file '" + imp.path + "'");
@@ -158,6 +199,11 @@ void Session::loadImports(FileId file, std::vector<std::string> &stack) {
     auto text = readFile(*resolved);
     if (!text) {
       diags_.error("E0603", imp.range, "cannot read '" + *resolved + "'");
+      continue;
+    }
+    if (auto why = imports::whyNotIsam(*text)) {
+      // Not parsed: its syntax errors would quote it.
+      diags_.error("E0605", imp.range, "'" + imp.path + "' is not an isam file: " + *why);
       continue;
     }
     FileId id = addAndParse(*resolved, std::move(*text));
@@ -255,11 +301,12 @@ void Session::loadShipped(const std::string &name) {
     return;
   // Not declared or imported: look for the shipped description of that name.
   std::vector<std::string> tried;
-  auto path = resolveImport(sources_.path(0), name + ".isam", tried);
+  bool refused = false;
+  auto path = resolveImport(sources_.path(0), name + ".isam", tried, refused);
   if (!path || loaded_.count(canonical(*path)))
     return;
   auto text = readFile(*path);
-  if (!text)
+  if (!text || imports::whyNotIsam(*text))
     return;
   FileId id = addAndParse(*path, std::move(*text));
   std::vector<std::string> stack{canonical(*path)};
@@ -299,11 +346,48 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
   const auto *syms = &symbols();
   auto it = syms->targets.find(name);
   if (it == syms->targets.end()) {
-    std::vector<std::string> names = shippedNames();
+    auto quotedList = [](const std::vector<ast::Ident> &names) {
+      std::string out;
+      for (size_t i = 0; i < names.size(); ++i)
+        out += (i ? ", '" : "'") + names[i].name + "'";
+      return out;
+    };
+    if (auto sys = syms->systems.find(name); sys != syms->systems.end()) {
+      // A system names several targets; commands that run one target need one of them.
+      std::vector<ast::Ident> units = sys->second->hosts;
+      units.insert(units.end(), sys->second->devices.begin(), sys->second->devices.end());
+      diags_.error("E0202", use,
+                   "'" + name + "' is a system, not a target; this command needs one target, " +
+                       (units.empty() ? std::string("and it names none")
+                                      : "e.g. one of its units: " + quotedList(units)));
+      return targets_[name] = std::nullopt;
+    }
+    std::string msg = "unknown target '" + name + "'";
+    // A file NAME.isam found on the search path that declares other targets: say which, rather
+    // than suggest NAME itself.
+    std::vector<std::string> tried;
+    bool refused = false;
+    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried, refused))
+      if (auto f = loaded_.find(canonical(*path)); f != loaded_.end())
+        for (const auto &file : files_)
+          if (file->id == f->second) {
+            std::vector<ast::Ident> declared;
+            for (const auto &t : file->targets)
+              declared.push_back(t.name);
+            msg += "; " + *path + " declares " +
+                   (declared.empty()
+                        ? std::string("no target")
+                        : (declared.size() == 1 ? "target " : "targets ") + quotedList(declared));
+            diags_.error("E0202", use, msg);
+            return targets_[name] = std::nullopt;
+          }
+    std::vector<std::string> names;
+    for (const auto &n : shippedNames())
+      if (n != name)
+        names.push_back(n);
     names.push_back("host");
     for (const auto &[n, _] : syms->targets)
       names.push_back(n);
-    std::string msg = "unknown target '" + name + "'";
     if (auto m = closestMatch(name, names); !m.empty())
       msg += "; did you mean '" + m + "'?";
     diags_.error("E0202", use, msg);

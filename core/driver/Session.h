@@ -1,7 +1,8 @@
 // A compilation session: the one entry point the CLI and the language server drive.
 //
 // It owns the sources, the ASTs and the diagnostics, resolves imports (relative to the
-// importing file, then the search path, which ends with the shipped hwdesc/), and hands out each
+// importing file, then the search path, which ends with the shipped hwdesc/; only isam files,
+// and only inside importRoots when set), and hands out each
 // stage's result as a plain value. Stages run lazily and at most once per session; a new text
 // means a new session.
 #pragma once
@@ -30,6 +31,12 @@ struct SessionOptions {
   std::map<std::string, std::string> overlays;
   // Editors: reuse the parse of unchanged top-level declarations (syntax/ParseCache.h).
   std::shared_ptr<ParseCache> parseCache;
+  // Where imports may be read from. Unset: anywhere. Set: only files inside these directories
+  // or the shipped hwdesc/ (driver/Imports.h); a place outside is not even looked at, and an
+  // import found nowhere else is E0604. `importRootsReason` says why, as a note of E0604.
+  // Whatever this says, an import reads only isam files (E0605, driver/Imports.h).
+  std::optional<std::vector<std::string>> importRoots;
+  std::string importRootsReason;
 };
 
 // Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed
@@ -92,8 +99,13 @@ private:
   std::vector<std::string> shippedNames() const;
   FileId addAndParse(const std::string &path, std::string text);
   void loadImports(FileId file, std::vector<std::string> &stack);
+  // The first place `path` is found; `tried` gets the places looked at. Places importRoots
+  // forbids are never looked at; `refusedAsWritten` says whether the first one (the path as
+  // written, relative to the importing file) was one of them.
   std::optional<std::string> resolveImport(const std::string &from, const std::string &path,
-                                           std::vector<std::string> &tried) const;
+                                           std::vector<std::string> &tried,
+                                           bool &refusedAsWritten) const;
+  bool importAllowed(const std::string &path) const;
   std::optional<std::string> readFile(const std::string &path) const;
 
   SessionOptions options_;
@@ -104,6 +116,7 @@ private:
   std::optional<sema::Symbols> symbols_;
   std::map<std::string, bool> kernelOk_;
   std::map<std::string, std::optional<hw::Target>> targets_;
+  std::vector<std::string> allowedRoots_; // canonical: importRoots and the shipped hwdesc/
 };
 
 } // namespace isam

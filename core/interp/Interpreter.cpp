@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <random>
 
 namespace isam::interp {
@@ -47,23 +47,55 @@ int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<in
   return flat;
 }
 
+namespace {
+
+// Integer arithmetic on values already in an integer type's range, exact in 64 bits, then
+// wrapped. A quotient truncates toward zero; division by zero gives 0 (and the one overflowing
+// quotient, MIN / -1, wraps to MIN).
+double integerOp(ir::Expr::Kind kind, ir::ElemType type, double a, double b) {
+  int64_t x = int64_t(a), y = int64_t(b), r = 0;
+  switch (kind) {
+  case ir::Expr::Kind::Neg:
+    r = -x;
+    break;
+  case ir::Expr::Kind::Add:
+    r = x + y;
+    break;
+  case ir::Expr::Kind::Sub:
+    r = x - y;
+    break;
+  case ir::Expr::Kind::Mul:
+    r = int64_t(uint64_t(x) * uint64_t(y)); // both under 2^31 in magnitude: exact
+    break;
+  case ir::Expr::Kind::Div:
+    r = y == 0 ? 0 : x / y;
+    break;
+  default:
+    break;
+  }
+  return wrapTo(type, double(r));
+}
+
+} // namespace
+
 double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read) {
   auto arg = [&](size_t i) { return evalExpr(e.args[i], read); };
+  bool integer = !ir::isFloat(e.type);
   switch (e.kind) {
   case ir::Expr::Kind::Const:
-    return e.value;
+    return integer ? wrapTo(e.type, std::trunc(e.value)) : e.value;
   case ir::Expr::Kind::Read:
     return read(e.access);
   case ir::Expr::Kind::Neg:
-    return -arg(0);
+    return integer ? integerOp(e.kind, e.type, arg(0), 0) : -arg(0);
   case ir::Expr::Kind::Add:
-    return roundTo(e.type, arg(0) + arg(1));
+    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) + arg(1));
   case ir::Expr::Kind::Sub:
-    return roundTo(e.type, arg(0) - arg(1));
+    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) - arg(1));
   case ir::Expr::Kind::Mul:
-    return roundTo(e.type, arg(0) * arg(1));
+    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) * arg(1));
   case ir::Expr::Kind::Div:
-    return roundTo(e.type, arg(0) / arg(1));
+    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) / arg(1));
   case ir::Expr::Kind::Call: {
     std::vector<double> args;
     for (size_t i = 0; i < e.args.size(); ++i)
@@ -90,13 +122,25 @@ double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value) {
   case ir::ReduceOp::None:
     return roundTo(type, value);
   case ir::ReduceOp::Sum:
-    return roundTo(type, acc + value);
+    return wrapTo(type, acc + value);
   case ir::ReduceOp::Max:
     return roundTo(type, std::max(acc, value));
   case ir::ReduceOp::Min:
     return roundTo(type, std::min(acc, value));
   }
   return value;
+}
+
+double wrapTo(ir::ElemType type, double v) {
+  if (ir::isFloat(type) || !std::isfinite(v))
+    return roundTo(type, v); // an identity (+-infinity) saturates
+  int bits = 8 * ir::elemTypeBytes(type);
+  // Wrap through the low bits of the exact integer (|v| < 2^63 here: sums of wrapped values).
+  uint64_t low = uint64_t(int64_t(v)) & ((uint64_t(1) << bits) - 1);
+  int64_t r = int64_t(low);
+  if (low >> (bits - 1))
+    r -= int64_t(1) << bits;
+  return double(r);
 }
 
 double roundTo(ir::ElemType type, double v) {
@@ -149,6 +193,8 @@ double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &a) {
     r = std::log(a[0]);
     break;
   case ir::Fn::Abs:
+    if (!ir::isFloat(type)) // integer negation: |MIN| wraps to MIN
+      return wrapTo(type, std::fabs(a[0]));
     r = std::fabs(a[0]);
     break;
   case ir::Fn::Cast:
@@ -175,45 +221,55 @@ Buffers randomInputs(const ir::Kernel &kernel, uint64_t seed) {
 }
 
 void run(const ir::Kernel &k, Buffers &b) {
-  for (const auto &s : k.statements) {
-    const ir::Tensor &out = k.tensors[s.lhs.tensor];
-    std::vector<double> &dst = b[s.lhs.tensor];
-    size_t nWrite = 0;
-    while (nWrite < s.indices.size() && !s.indices[nWrite].reduction)
-      ++nWrite;
-    std::vector<int64_t> point(s.indices.size(), 0);
-    auto reader = [&](const ir::Access &a) {
-      return b[a.tensor][flatIndex(k.tensors[a.tensor], a, point)];
-    };
-    // Iterate the write indices; for each, the reduction indices innermost.
-    std::function<void(size_t)> spatial = [&](size_t d) {
-      if (d < nWrite) {
-        for (point[d] = 0; point[d] < s.indices[d].extent; ++point[d])
-          spatial(d + 1);
+  for (size_t t = 0; t < k.tensors.size(); ++t)
+    if (ir::startsZeroed(k, int(t)))
+      std::fill(b[t].begin(), b[t].end(), 0.0);
+  for (size_t s = 0; s < k.statements.size(); ++s)
+    runStatement(k, s, b);
+}
+
+void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
+  const ir::Statement &s = k.statements[index];
+  const ir::Tensor &out = k.tensors[s.lhs.tensor];
+  bool integer = !ir::isFloat(out.type);
+  std::vector<double> &dst = b[s.lhs.tensor];
+  size_t nWrite = 0;
+  while (nWrite < s.indices.size() && !s.indices[nWrite].reduction)
+    ++nWrite;
+  std::vector<int64_t> point(s.indices.size(), 0);
+  auto reader = [&](const ir::Access &a) {
+    return b[a.tensor][flatIndex(k.tensors[a.tensor], a, point)];
+  };
+  // Iterate the write indices; for each, the reduction indices innermost.
+  std::function<void(size_t)> spatial = [&](size_t d) {
+    if (d < nWrite) {
+      for (point[d] = 0; point[d] < s.indices[d].extent; ++point[d])
+        spatial(d + 1);
+      return;
+    }
+    int64_t at = flatIndex(out, s.lhs, point);
+    double acc = s.accumulates ? dst[at] : identity(s.reduce);
+    if (s.reduce == ir::ReduceOp::None) {
+      dst[at] = roundTo(out.type, evalExpr(s.rhs, reader));
+      return;
+    }
+    std::function<void(size_t)> reduce = [&](size_t r) {
+      if (r < s.indices.size()) {
+        for (point[r] = 0; point[r] < s.indices[r].extent; ++point[r])
+          reduce(r + 1);
         return;
       }
-      int64_t at = flatIndex(out, s.lhs, point);
-      double acc = s.accumulates ? dst[at] : identity(s.reduce);
-      if (s.reduce == ir::ReduceOp::None) {
-        dst[at] = roundTo(out.type, evalExpr(s.rhs, reader));
-        return;
-      }
-      std::function<void(size_t)> reduce = [&](size_t r) {
-        if (r < s.indices.size()) {
-          for (point[r] = 0; point[r] < s.indices[r].extent; ++point[r])
-            reduce(r + 1);
-          return;
-        }
-        double v = evalExpr(s.rhs, reader);
-        acc = s.reduce == ir::ReduceOp::Sum   ? acc + v
-              : s.reduce == ir::ReduceOp::Max ? std::max(acc, v)
-                                              : std::min(acc, v);
-      };
-      reduce(nWrite);
-      dst[at] = roundTo(out.type, acc);
+      double v = evalExpr(s.rhs, reader);
+      // Floats sum exactly in double and round once; integers wrap at every step, which keeps
+      // the sum exact and gives the one result every order of summation gives.
+      acc = s.reduce == ir::ReduceOp::Sum   ? (integer ? wrapTo(out.type, acc + v) : acc + v)
+            : s.reduce == ir::ReduceOp::Max ? std::max(acc, v)
+                                            : std::min(acc, v);
     };
-    spatial(0);
-  }
+    reduce(nWrite);
+    dst[at] = roundTo(out.type, acc);
+  };
+  spatial(0);
 }
 
 Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference,

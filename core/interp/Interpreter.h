@@ -1,8 +1,9 @@
 // The reference interpreter: runs a kernel instance of the compute IR directly, statement by
 // statement, point by point, in the most obvious way. It is the oracle every backend, schedule
 // and simulator is checked against, so it favours clarity over speed: values are held as
-// doubles, each stored element is rounded to its tensor's type, and reductions accumulate in
-// double before the final rounding.
+// doubles, each stored element is rounded to its tensor's type, and float reductions
+// accumulate in double before the final rounding; integer arithmetic wraps at every step
+// (wrapTo), which every executor reproduces exactly whatever its order of summation.
 #pragma once
 
 #include "ir/Compute.h"
@@ -20,8 +21,13 @@ using Buffers = std::vector<std::vector<double>>;
 // Buffers with seeded random inputs in [-1, 1) (integers in [-8, 8)) and zeroed outputs/locals.
 Buffers randomInputs(const ir::Kernel &kernel, uint64_t seed);
 
-// Runs the kernel; inputs are read, outputs and locals overwritten.
+// Runs the kernel; inputs are read, outputs and locals overwritten. A tensor whose first
+// writer leaves elements unwritten (ir::startsZeroed) is cleared to zeros first, whatever the
+// buffer held.
 void run(const ir::Kernel &kernel, Buffers &buffers);
+
+// Runs statement s of the kernel alone, as run() does in its turn (no clearing).
+void runStatement(const ir::Kernel &kernel, size_t s, Buffers &buffers);
 
 // Evaluates an expression, reading each access through `read` (shared with the other executors
 // so that arithmetic and rounding agree everywhere).
@@ -34,8 +40,15 @@ double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value);
 // Row-major offset of an access at a point of its statement.
 int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point);
 
-// Rounds a value to what the element type can hold.
+// Converts a real value to the element type: floats round to nearest even; integers truncate
+// toward zero and saturate to the type's range (NaN gives 0). Conversions, functions and stores
+// of real values use it.
 double roundTo(ir::ElemType type, double v);
+
+// The result of integer arithmetic (an exact integer, however large) in the element type:
+// integers wrap modulo 2^bits (two's complement), so a sum gives the same result in any order
+// and grouping; floats round as roundTo does.
+double wrapTo(ir::ElemType type, double v);
 
 // Evaluates one element-wise function (shared with other executors so that all agree).
 double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &args);
@@ -48,7 +61,8 @@ struct Comparison {
 };
 
 // Compares the outputs of two runs of the same kernel.
-Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference, const Buffers &actual);
+Comparison compareOutputs(const ir::Kernel &kernel, const Buffers &reference,
+                          const Buffers &actual);
 
 // A tolerance for comparing against the reference: grows with the reduction length and the
 // element type's precision.

@@ -151,6 +151,28 @@ double Kernel::flopCount() const {
   return n;
 }
 
+bool writesWhole(const Statement &s, const Tensor &written) {
+  if (s.lhs.indices.size() != written.shape.size())
+    return false;
+  for (size_t d = 0; d < s.lhs.indices.size(); ++d) {
+    const Affine &a = s.lhs.indices[d];
+    if (a.constant != 0 || a.terms.size() != 1 || a.terms[0].second != 1 ||
+        s.indices[size_t(a.terms[0].first)].extent != written.shape[d])
+      return false;
+  }
+  return true;
+}
+
+bool startsZeroed(const Kernel &k, int t) {
+  const Tensor &tensor = k.tensors[size_t(t)];
+  if (tensor.role != TensorRole::Output && tensor.role != TensorRole::Local)
+    return false;
+  for (const auto &s : k.statements)
+    if (s.lhs.tensor == t)
+      return !writesWhole(s, tensor);
+  return true; // never written: all zeros
+}
+
 int Kernel::tensorIndex(const std::string &name) const {
   for (size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i].name == name)

@@ -64,9 +64,9 @@ struct Expr {
   enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call };
   Kind kind = Kind::Const;
   ElemType type = ElemType::F32;
-  double value = 0;  // Const
-  Access access;     // Read
-  Fn fn = Fn::Exp;   // Call (Cast converts args[0] to `type`)
+  double value = 0; // Const
+  Access access;    // Read
+  Fn fn = Fn::Exp;  // Call (Cast converts args[0] to `type`)
   std::vector<Expr> args;
 };
 
@@ -98,13 +98,22 @@ struct Kernel {
   std::string name;       // the instance's name (or the kernel's when bound with -D)
   std::string kernelName; // the kernel it instantiates
   std::vector<std::pair<std::string, int64_t>> sizes; // in declaration order
-  std::vector<Tensor> tensors; // inputs, outputs, then locals
+  std::vector<Tensor> tensors;                        // inputs, outputs, then locals
   std::vector<Statement> statements;
   SourceRange range;
 
   int tensorIndex(const std::string &name) const;
   double flopCount() const; // over every statement
 };
+
+// Whether statement s writes every element of the tensor it writes.
+bool writesWhole(const Statement &s, const Tensor &written);
+
+// Whether tensor t (an output or a local) starts as zeros: the first statement that writes it
+// leaves elements unwritten, so that elements no statement writes, and reads of them, give 0.
+// Every executor clears such a tensor before the kernel runs (the caller's output buffer may
+// hold anything); a tensor whose first writer covers it needs no clearing.
+bool startsZeroed(const Kernel &k, int t);
 
 // Readable text, one statement per line with its domain:
 //   C[m, n] += A[m, k] * B[k, n]    for m < 128, n < 64; sum over k < 256

@@ -147,8 +147,8 @@ struct Unifier {
 // One side of an operand correspondence.
 struct OperandView {
   bool bound = false;
-  std::vector<bool> instrAppears; // per instruction index
-  std::vector<bool> stmtAppears;  // per statement index
+  std::vector<bool> instrAppears;         // per instruction index
+  std::vector<bool> stmtAppears;          // per statement index
   const ir::Access *stmtAccess = nullptr; // when the operand stands for one access
   const ir::Expr *subexpr = nullptr;
   const ir::Access *instrAccess = nullptr;
@@ -280,7 +280,8 @@ private:
   std::vector<Candidate> mapOnto(const hw::Instruction &in, std::string &reason) {
     const ir::Kernel &sem = in.semantics;
     if (sem.statements.size() != 1) {
-      reason = "'" + in.name + "' has several statements; only single-statement semantics are "
+      reason = "'" + in.name +
+               "' has several statements; only single-statement semantics are "
                "mapped";
       return {};
     }
@@ -483,7 +484,7 @@ private:
   }
 
   std::string describeMissingIndex(const hw::Instruction &in, const ir::Statement &I,
-                                    const std::vector<OperandView> &views, size_t ii) {
+                                   const std::vector<OperandView> &views, size_t ii) {
     const ir::Kernel &sem = in.semantics;
     std::string yes, no;
     for (size_t o = 0; o < views.size(); ++o) {
@@ -513,7 +514,9 @@ private:
       }
     if (!first)
       return out;
-    auto tensorOf = [&](const ir::Access *a) -> const ir::Tensor & { return k_.tensors[a->tensor]; };
+    auto tensorOf = [&](const ir::Access *a) -> const ir::Tensor & {
+      return k_.tensors[a->tensor];
+    };
     // The one index of a dimension, ignoring indices of extent 1 (always 0: `h + r` with r < 1
     // is `h`), when it has coefficient 1.
     auto plainIndex = [&](const ir::Affine &a) -> int {
@@ -539,6 +542,13 @@ private:
           ok = plainIndex(a) == group[g] && a.constant == 0 &&
                t.shape[d + g] == s_.indices[group[g]].extent;
         }
+        // The run's indices must not index any other dimension too (a diagonal A[s, k, k]):
+        // the fused index would then not walk the tensor by one stride.
+        for (size_t e = 0; e < acc.indices.size() && ok; ++e)
+          if (e < d || e >= d + group.size())
+            for (auto [i, coef] : acc.indices[e].terms)
+              ok = ok && (coef == 0 || s_.indices[i].extent == 1 ||
+                          std::find(group.begin(), group.end(), i) == group.end());
         if (ok)
           return true;
       }
@@ -620,7 +630,8 @@ private:
         c.loops.push_back(int(s));
 
     // Reductions left as loops need an instruction that accumulates with the same operator.
-    bool accumulates = I.reduce == s_.reduce && sem.tensors[I.lhs.tensor].role == ir::TensorRole::InOut;
+    bool accumulates =
+        I.reduce == s_.reduce && sem.tensors[I.lhs.tensor].role == ir::TensorRole::InOut;
     for (int s : c.loops)
       if (s_.indices[s].reduction && !subtree && !accumulates) {
         if (reason.empty())
@@ -636,11 +647,11 @@ private:
         bool split = I.indices[ii].reduction && b.instrExtent > 0 && b.stmtExtent > b.instrExtent;
         if (split || s_.accumulates) {
           if (reason.empty())
-            reason = "'" + in.name + "' overwrites its result, but " +
-                     (split ? "the reduction over " + s_.indices[b.stmtIndices.front()].name +
-                                  " (" + std::to_string(b.stmtExtent) +
-                                  ") needs several calls that must add up"
-                            : std::string("the statement adds onto values its target already holds"));
+            reason =
+                "'" + in.name + "' overwrites its result, but " +
+                (split ? "the reduction over " + s_.indices[b.stmtIndices.front()].name + " (" +
+                             std::to_string(b.stmtExtent) + ") needs several calls that must add up"
+                       : std::string("the statement adds onto values its target already holds"));
           return;
         }
       }
@@ -672,6 +683,7 @@ private:
       }
       if (v.stmtAccess) {
         ob.tensor = v.stmtAccess->tensor;
+        ob.access = *v.stmtAccess;
         ob.binding = ir::printAccess(*v.stmtAccess, s_, k_.tensors);
       } else if (v.subexpr) {
         ob.computedSeparately = true;
@@ -707,8 +719,8 @@ private:
         auto chain = moveChain(t_, m, true, op.shape.size(), problem);
         if (!chain) {
           if (reason.empty())
-            reason = "operand '" + op.name + "' of '" + in.name + "' lives in " + op.memory + ", but " +
-                     problem;
+            reason = "operand '" + op.name + "' of '" + in.name + "' lives in " + op.memory +
+                     ", but " + problem;
           return;
         }
         for (auto &s : *chain)
@@ -763,7 +775,8 @@ private:
         c.cycles += double(t.elementCount() * ir::elemTypeBytes(t.type)) / (bw * t_.cores);
       }
     if (c.partial)
-      c.partialNote = "computes " + stmtText(*subtree) + "; the rest of the statement is separate work";
+      c.partialNote =
+          "computes " + stmtText(*subtree) + "; the rest of the statement is separate work";
     for (const auto &ob : c.operands)
       if (ob.computedSeparately)
         c.partialNote += (c.partialNote.empty() ? "" : "; ") + ob.binding +

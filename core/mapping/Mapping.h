@@ -12,8 +12,8 @@
 // MapOptions (count and time), and exhaustion is reported, never a hang.
 #pragma once
 
-#include "hw/Hardware.h"
 #include "diag/Diagnostic.h"
+#include "hw/Hardware.h"
 #include "ir/Compute.h"
 
 #include <string>
@@ -39,11 +39,14 @@ struct OperandBinding {
   std::string memory;  // where the instruction needs it
   std::string binding; // the statement access (or sub-expression) it stands for
   int tensor = -1;     // statement tensor, when bound to one access (or the written one)
+  // That access itself: a tensor read at several offsets (A[l] * A[l + 1]) binds each operand
+  // to its own read, so the tensor alone does not say which.
+  ir::Access access;
   bool computedSeparately = false; // bound to a sub-expression: a temporary precomputes it
   // Element strides in the statement tensor along each instruction dimension of the operand.
   std::vector<int64_t> strides;
-  bool contiguous = true; // innermost dimension unit-stride and dimensions in tensor order
-  bool needsPack = false; // a copy into the instruction's layout is needed first
+  bool contiguous = true;         // innermost dimension unit-stride and dimensions in tensor order
+  bool needsPack = false;         // a copy into the instruction's layout is needed first
   std::vector<std::string> moves; // how it gets from the tensor's home to `memory`
 };
 
@@ -51,15 +54,15 @@ struct Candidate {
   std::string instruction;
   bool isMove = false;
   bool partial = false;
-  std::string partialNote;   // what is left as separate work
-  bool degenerate = false;   // an instruction index left on a unit extent
-  bool zeroInit = false;     // the accumulator must be zeroed first
+  std::string partialNote; // what is left as separate work
+  bool degenerate = false; // an instruction index left on a unit extent
+  bool zeroInit = false;   // the accumulator must be zeroed first
   std::vector<IndexBinding> bindings;
   std::vector<OperandBinding> operands;
-  std::vector<int> loops;    // statement indices looped around the instruction, in order
+  std::vector<int> loops; // statement indices looped around the instruction, in order
   int64_t instructionCount = 0;
-  double cycles = 0;         // issue-bound estimate over all cores, plus one latency
-  double utilization = 0;    // useful points / points the issued instructions compute
+  double cycles = 0;      // issue-bound estimate over all cores, plus one latency
+  double utilization = 0; // useful points / points the issued instructions compute
 };
 
 struct Rejection {

@@ -1,5 +1,7 @@
 #include "schedule/Execute.h"
 
+#include <algorithm>
+
 #include <functional>
 
 namespace isam::schedule {
@@ -290,6 +292,9 @@ void statementBox(const Config &c, const ir::Statement &s, const std::vector<int
 
 void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
              interp::Buffers &buffers) {
+  for (size_t t = 0; t < kernel.tensors.size(); ++t)
+    if (ir::startsZeroed(kernel, int(t)))
+      std::fill(buffers[t].begin(), buffers[t].end(), 0.0);
   for (const auto &ss : schedule.statements) {
     Executor ex(ss, kernel, target, buffers);
     ex.run(ss.root);

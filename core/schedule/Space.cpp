@@ -173,7 +173,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     p.output = op.role != ir::TensorRole::Input;
     p.scalar = op.shape.empty();
     if (p.tensor >= 0)
-      p.access = p.output && p.tensor == s.lhs.tensor ? s.lhs : firstRead(s.rhs, p.tensor);
+      p.access = c.operands[o].access;
     // Which virtual index each of the instruction operand's dimensions follows.
     p.shape = op.shape;
     const ir::Statement &I = instr.semantics.statements[0];

@@ -1,4 +1,5 @@
 // Targets and systems: declarations to the hardware model.
+#include "sema/Limits.h"
 #include "sema/Lowering.h"
 
 #include <cmath>
@@ -19,7 +20,7 @@ const char *example(QuantityKind k) {
   case QuantityKind::Frequency:
     return "a frequency such as '3.0 GHz'";
   case QuantityKind::Bandwidth:
-    return "a bandwidth such as '64 B/cycle' or '20 GB/s'";
+    return "a positive bandwidth such as '64 B/cycle' or '20 GB/s'";
   case QuantityKind::Cycles:
     return "a number of cycles such as '4' or '4 cycles'";
   case QuantityKind::Rate:
@@ -74,6 +75,22 @@ struct Value {
   bool perSecond = false; // bandwidth given per second; converted once the clock is known
 };
 
+// The largest value a property may take: counts, register widths and line sizes are held in 32
+// bits; memory sizes and bandwidths are bounded like tensors (2^62 bytes); cycles and clocks by
+// what a double counts exactly.
+double maxValue(const std::string &key, QuantityKind kind) {
+  switch (kind) {
+  case QuantityKind::Count:
+    return double(int64_t(1) << 31);
+  case QuantityKind::Bytes:
+    return key == "size" ? double(int64_t(1) << 62) : double(int64_t(1) << 31);
+  case QuantityKind::Bandwidth:
+    return double(int64_t(1) << 62);
+  default:
+    return 1e18;
+  }
+}
+
 std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, DiagnosticSink &diags) {
   const ast::Quantity &q = p.value;
   auto bad = [&]() -> std::optional<Value> {
@@ -82,43 +99,61 @@ std::optional<Value> quantity(const ast::Property &p, QuantityKind kind, Diagnos
   };
   if (!std::isfinite(q.value) || q.value < 0 || q.value > 1e18)
     return bad();
+  std::optional<Value> v;
   switch (kind) {
   case QuantityKind::Count:
     if (!q.unit.empty() || !q.isInteger || q.value < 1)
       return bad();
-    return Value{q.value};
+    v = Value{q.value};
+    break;
   case QuantityKind::Rate:
     if (!q.unit.empty() || q.value <= 0)
       return bad();
-    return Value{q.value};
+    v = Value{q.value};
+    break;
   case QuantityKind::Cycles:
     if (!q.unit.empty() && q.unit != "cycles" && q.unit != "cycle")
       return bad();
-    return Value{q.value};
+    v = Value{q.value};
+    break;
   case QuantityKind::Bytes: {
     auto scale = bytesUnit(q.unit);
     if (!scale || q.value <= 0)
       return bad();
-    return Value{q.value * *scale};
+    v = Value{q.value * *scale};
+    // Memories hold whole bytes: `size 0.5 B` would be a memory of no byte at all.
+    if (v->amount != std::floor(v->amount) || v->amount < 1) {
+      diags.error("E0503", q.range,
+                  "'" + p.key.name + "' is not a whole number of bytes; it expects " +
+                      example(kind));
+      return std::nullopt;
+    }
+    break;
   }
   case QuantityKind::Frequency: {
     auto scale = frequencyUnit(q.unit);
     if (!scale || q.value <= 0)
       return bad();
-    return Value{q.value * *scale};
+    v = Value{q.value * *scale};
+    break;
   }
   case QuantityKind::Bandwidth: {
     auto slash = q.unit.find('/');
-    if (slash == std::string::npos)
+    if (slash == std::string::npos || q.value <= 0)
       return bad();
     auto scale = bytesUnit(q.unit.substr(0, slash));
     std::string per = q.unit.substr(slash + 1);
     if (!scale || (per != "cycle" && per != "s"))
       return bad();
-    return Value{q.value * *scale, per == "s"};
+    v = Value{q.value * *scale, per == "s"};
+    break;
   }
   }
-  return bad();
+  if (v && v->amount > maxValue(p.key.name, kind)) {
+    diags.error("E0503", q.range, "'" + p.key.name + "' is too large; it expects " + example(kind));
+    return std::nullopt;
+  }
+  return v;
 }
 
 // Reads a block of properties against a table of known keys; unknown and repeated keys are
@@ -289,6 +324,8 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
                   "out operand '" + ctx.tensors[i].name + "' is never written by the semantics");
       ok = false;
     }
+  if (ok && !checkSizeLimits(ctx.tensors, out.semantics.statements, {}, "", diags))
+    ok = false;
   out.semantics.name = out.semantics.kernelName = out.name;
   out.semantics.tensors = std::move(ctx.tensors);
   out.semantics.range = in.range;

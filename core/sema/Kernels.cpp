@@ -1,4 +1,5 @@
 // Kernels and instances: declarations to compute IR.
+#include "sema/Limits.h"
 #include "sema/Lowering.h"
 
 #include <set>
@@ -44,7 +45,7 @@ std::optional<ir::ElemType> inferredType(const ast::Expr &e, const LowerContext 
       return t;
   if (e.kind == ast::Expr::Kind::Access || e.kind == ast::Expr::Kind::Name) {
     int t = ctx.find(e.name.name);
-    if (t >= 0 && !ctx.shapeUnknown[t])
+    if (t >= 0) // an implicit local read here already has its type: it was inferred the same way
       return ctx.tensors[t].type;
   }
   for (const auto &a : e.args)
@@ -66,7 +67,8 @@ bool declareTensors(const ast::KernelDecl &k, LowerContext &ctx, DiagnosticSink 
     if (auto et = ir::parseElemType(type.elem.name)) {
       t.type = *et;
     } else {
-      auto &d = diags.error("E0301", type.elem.range, "unknown element type '" + type.elem.name + "'");
+      auto &d =
+          diags.error("E0301", type.elem.range, "unknown element type '" + type.elem.name + "'");
       d.message += "; isamap knows f16, bf16, f32, f64, i8 and i32";
       if (auto m = closestMatch(type.elem.name, {"f16", "bf16", "f32", "f64", "i8", "i32"});
           !m.empty())
@@ -110,7 +112,8 @@ bool lowerBody(const ast::KernelDecl &k, LowerContext &ctx, std::vector<ir::Stat
     const std::string &target = s.lhs->name.name;
     if (ctx.find(target) < 0) {
       if (ctx.sizes.names.count(target)) {
-        diags.error("E0306", s.lhs->name.range, "'" + target + "' is a size parameter, not a tensor");
+        diags.error("E0306", s.lhs->name.range,
+                    "'" + target + "' is a size parameter, not a tensor");
         ok = false;
         continue;
       }
@@ -202,8 +205,8 @@ bool checkKernel(const ast::KernelDecl &k, DiagnosticSink &diags) {
 }
 
 std::optional<ir::Kernel> instantiate(const ast::KernelDecl &k, const std::string &name,
-                                      const std::map<std::string, int64_t> &sizes,
-                                      SourceRange use, DiagnosticSink &diags) {
+                                      const std::map<std::string, int64_t> &sizes, SourceRange use,
+                                      DiagnosticSink &diags) {
   LowerContext ctx;
   ctx.sizes = sizeNames(k);
   ctx.sizes.values = &sizes;
@@ -229,6 +232,8 @@ std::optional<ir::Kernel> instantiate(const ast::KernelDecl &k, const std::strin
   if (!lowerBody(k, ctx, &out.statements, diags))
     return std::nullopt;
   out.tensors = std::move(ctx.tensors);
+  if (!checkSizeLimits(out.tensors, out.statements, ctx.instanceRange, ctx.instanceNote, diags))
+    return std::nullopt;
   return out;
 }
 

@@ -26,6 +26,21 @@ constexpr int64_t kMaxSize = int64_t(1) << 40;
 std::string rangeText(int64_t lo, int64_t hiExclusive) {
   return std::to_string(lo) + ".." + std::to_string(hiExclusive);
 }
+std::string rangeText(const std::string &lo, const std::string &hiExclusive) {
+  return lo + ".." + hiExclusive;
+}
+
+// A 128-bit integer in decimal (what std::to_string has no overload for).
+std::string wide(__int128 v) {
+  if (v >= INT64_MIN && v <= INT64_MAX)
+    return std::to_string(int64_t(v));
+  bool negative = v < 0;
+  unsigned __int128 u = negative ? -(unsigned __int128)v : (unsigned __int128)v;
+  std::string digits;
+  for (; u > 0; u /= 10)
+    digits.insert(digits.begin(), char('0' + int(u % 10)));
+  return (negative ? "-" : "") + digits;
+}
 
 } // namespace
 
@@ -185,8 +200,9 @@ public:
         if (!v.onLeft) {
           diags_
               .error("E0305", v.firstUse,
-                     "index '" + v.name + "' appears only on the right of '=', so it would be "
-                     "reduced; say how: '+=' (sum), 'max=' or 'min='")
+                     "index '" + v.name +
+                         "' appears only on the right of '=', so it would be "
+                         "reduced; say how: '+=' (sum), 'max=' or 'min='")
               .fix(s_.opRange, "+=");
           failed_ = true;
           break;
@@ -234,6 +250,9 @@ public:
         failed_ = true;
       }
 
+    if (!failed_)
+      checkSelfReads();
+
     if (failed_) {
       ok = false;
       return std::nullopt;
@@ -257,8 +276,10 @@ public:
           v.lo = 0;
           if (*v.hi < 0) {
             sizeError("E0406", v.firstUse,
-                      "index '" + v.name + "' has no non-negative value, so it cannot index the "
-                      "local '" + target.name + "'");
+                      "index '" + v.name +
+                          "' has no non-negative value, so it cannot index the "
+                          "local '" +
+                          target.name + "'");
             ok = false;
             return std::nullopt;
           }
@@ -302,8 +323,8 @@ public:
                 : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
                 : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
                                               : ir::ReduceOp::None;
-    st.accumulates = ctx_.written[lhsTensor_] ||
-                     (ctx_.instruction && target.role == ir::TensorRole::InOut);
+    st.accumulates =
+        ctx_.written[lhsTensor_] || (ctx_.instruction && target.role == ir::TensorRole::InOut);
     st.rhs = std::move(rhs);
     st.range = s_.range;
 
@@ -320,6 +341,66 @@ public:
   }
 
 private:
+  // A statement is evaluated as if every point were computed at once (Tensor Comprehensions'
+  // rule), so it may read the tensor it writes only where the value cannot depend on the order
+  // the points run in: at the very point it writes, and not in a reduction (whose accumulator
+  // changes while it runs). Anything else would mean one thing to the interpreter's loop order
+  // and another to tiled, vectorised or parallel code.
+  void checkSelfReads() {
+    const std::string &name = ctx_.tensors[lhsTensor_].name;
+    for (const auto &[e, t, indices] : readAccesses_) {
+      if (t != lhsTensor_)
+        continue;
+      if (s_.op != ast::AssignOp::Assign) {
+        selfReadError(e->range, "'" + name + "' is read by the reduction that writes it, so " +
+                                    "the result would depend on the order the reduction runs in");
+        return;
+      }
+      if (!samePoint(indices, lhsIndices_)) {
+        selfReadError(e->range, "'" + name + "' is read at another point than the one this " +
+                                    "statement writes, so the result would depend on the order " +
+                                    "its points are computed in");
+        return;
+      }
+    }
+    // A scalar read by its own reduction (`S += S * x`).
+    for (auto [t, range] : reads_)
+      if (t == lhsTensor_ && ctx_.tensors[t].shape.empty() && s_.op != ast::AssignOp::Assign) {
+        selfReadError(range, "'" + name + "' is read by the reduction that writes it, so the " +
+                                 "result would depend on the order the reduction runs in");
+        return;
+      }
+  }
+
+  void selfReadError(SourceRange at, const std::string &message) {
+    const std::string &name = ctx_.tensors[lhsTensor_].name;
+    diags_.error("E0311", at, message)
+        .note(s_.lhs->range, "every point of '" + name + "' is written here at once; to read " +
+                                 "the values an earlier statement left, copy them first ('" + name +
+                                 "_in[...] = " + name + "[...];') and read the copy");
+    failed_ = true;
+  }
+
+  static bool samePoint(const std::vector<ir::Affine> &a, const std::vector<ir::Affine> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t d = 0; d < a.size(); ++d) {
+      if (a[d].constant != b[d].constant)
+        return false;
+      auto terms = [](const ir::Affine &x) {
+        std::map<int, int64_t> m;
+        for (auto [i, coef] : x.terms)
+          m[i] += coef;
+        for (auto it = m.begin(); it != m.end();)
+          it = it->second == 0 ? m.erase(it) : std::next(it);
+        return m;
+      };
+      if (terms(a[d]) != terms(b[d]))
+        return false;
+    }
+    return true;
+  }
+
   int indexOf(const std::string &name) const {
     for (size_t i = 0; i < vars_.size(); ++i)
       if (vars_[i].name == name)
@@ -364,6 +445,10 @@ private:
         diags_.error("E0308", e.range, "an index must be an integer expression");
         failed_ = true;
       }
+      if (e.number > double(kMaxSize)) {
+        diags_.error("E0302", e.range, "an index constant is too large (the limit is 2^40)");
+        failed_ = true;
+      }
       a.constant = int64_t(std::min(e.number, double(kMaxSize)));
       return a;
     case K::Name: {
@@ -383,8 +468,9 @@ private:
       }
       if (ctx_.find(n) >= 0) {
         diags_.error("E0308", e.range,
-                     "tensor '" + n + "' cannot be used inside an index (indices are affine in "
-                     "index variables)");
+                     "tensor '" + n +
+                         "' cannot be used inside an index (indices are affine in "
+                         "index variables)");
         failed_ = true;
         return a;
       }
@@ -401,8 +487,8 @@ private:
       if (e.kind == K::Sub)
         r = scale(r, -1);
       l.terms.insert(l.terms.end(), r.terms.begin(), r.terms.end());
-      l.constant += r.constant;
-      return l;
+      l.constant += r.constant; // two terms of at most 2^40 each (bounded())
+      return bounded(l, e);
     }
     case K::Mul: {
       ir::Affine l = affine(*e.args[0]);
@@ -413,7 +499,7 @@ private:
         failed_ = true;
         return l;
       }
-      return l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant);
+      return bounded(l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant), e);
     }
     case K::Div: {
       ir::Affine l = affine(*e.args[0]);
@@ -439,10 +525,34 @@ private:
     return a;
   }
 
+  // Coefficients and constants are products of numbers of at most 2^40: computed without
+  // wrapping (a wrapped coefficient of 2^84 was 0, and the access silently read element 0),
+  // then bounded by `bounded`.
   static ir::Affine scale(ir::Affine a, int64_t k) {
+    auto times = [k](int64_t &x) {
+      if (__builtin_mul_overflow(x, k, &x))
+        x = x < 0 ? -kMaxSize - 1 : kMaxSize + 1; // out of bounds either way: reported
+    };
     for (auto &t : a.terms)
-      t.second *= k;
-    a.constant *= k;
+      times(t.second);
+    times(a.constant);
+    return a;
+  }
+
+  ir::Affine bounded(ir::Affine a, const ast::Expr &e) {
+    bool large = a.constant > kMaxSize || a.constant < -kMaxSize;
+    for (auto &t : a.terms)
+      large = large || t.second > kMaxSize || t.second < -kMaxSize;
+    if (large && !failed_) {
+      diags_.error("E0302", e.range,
+                   "an index coefficient or constant is too large (the limit is 2^40)");
+      failed_ = true;
+    }
+    if (large) {
+      a.constant = std::clamp(a.constant, -kMaxSize, kMaxSize);
+      for (auto &t : a.terms)
+        t.second = std::clamp(t.second, -kMaxSize, kMaxSize);
+    }
     return a;
   }
 
@@ -468,7 +578,7 @@ private:
       int t = ctx_.find(n);
       if (t >= 0) {
         const ir::Tensor &tensor = ctx_.tensors[t];
-        if (!tensor.shape.empty() || ctx_.shapeUnknown[t]) {
+        if (!tensor.shape.empty()) {
           diags_.error("E0303", e.range,
                        "'" + n + "' has " + std::to_string(tensor.shape.size()) +
                            " dimensions; index it, e.g. " + n + "[...]");
@@ -623,13 +733,22 @@ private:
     return t;
   }
 
+  // Gives a node its type, and its untyped operands (literals, and subtrees of literals such as
+  // `log(4)`) the same type, as a literal takes the type of its context: every executor then
+  // computes `min(log(4), X[i])` with X's i32 the same way.
   void finishTypes(ir::Expr &e, const std::optional<ir::ElemType> &type) {
     if (type) {
       e.type = *type;
       for (auto &a : e.args)
-        if (a.kind == ir::Expr::Kind::Const)
-          a.type = *type;
+        if (!typed(a))
+          setConstTypes(a, *type);
     }
+  }
+
+  static bool typed(const ir::Expr &e) {
+    if (e.kind == ir::Expr::Kind::Read || (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast))
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(), [](const ir::Expr &a) { return typed(a); });
   }
 
   static void setConstTypes(ir::Expr &e, ir::ElemType t) {
@@ -705,8 +824,8 @@ private:
           if (lo != *var.lo || hi != *var.hi) {
             sizeError("E0403", d.access->args[d.dim]->range,
                       "index '" + var.name + "' ranges over " + rangeText(*var.lo, *var.hi + 1) +
-                          " from " + var.source + " but over " + rangeText(lo, hi + 1) +
-                          " from " + accessText(d));
+                          " from " + var.source + " but over " + rangeText(lo, hi + 1) + " from " +
+                          accessText(d));
             ok = false;
           }
           continue;
@@ -743,7 +862,8 @@ private:
             coef += c;
             continue;
           }
-          int64_t a = c * (vars_[v].lo ? *vars_[v].lo : 0), b = c * (vars_[v].hi ? *vars_[v].hi : 0);
+          int64_t a = c * (vars_[v].lo ? *vars_[v].lo : 0),
+                  b = c * (vars_[v].hi ? *vars_[v].hi : 0);
           restMin += std::min(a, b);
           restMax += std::max(a, b);
         }
@@ -760,8 +880,7 @@ private:
       if (v.param.empty() && !v.lo) {
         sizeError("E0405", v.firstUse,
                   "cannot infer the range of index '" + v.name +
-                      "': no tensor dimension determines it; add `where " + v.name +
-                      " in 0..N`");
+                      "': no tensor dimension determines it; add `where " + v.name + " in 0..N`");
         ok = false;
       } else if (v.param.empty() && *v.hi < *v.lo) {
         sizeError("E0406", v.firstUse,
@@ -797,20 +916,22 @@ private:
         if (!plain) {
           sizeError("E0404", d.access->args[d.dim]->range,
                     "dimension " + std::to_string(d.dim + 1) + " of '" + t.name +
-                        "' has the free size " + param +
-                        "; index it by an index ranging over " + param + ", alone");
+                        "' has the free size " + param + "; index it by an index ranging over " +
+                        param + ", alone");
           ok = false;
         }
         continue;
       }
-      int64_t lo = d.index.constant, hi = d.index.constant;
+      // Coefficients and bounds are at most 2^40 each: their products and sums are exact in
+      // 128 bits, and compared before anything narrows them.
+      __int128 lo = d.index.constant, hi = d.index.constant;
       bool free = false;
       for (auto [v, c] : d.index.terms) {
         if (!vars_[v].param.empty()) {
           free = true;
           continue;
         }
-        int64_t a = c * *vars_[v].lo, b = c * *vars_[v].hi;
+        __int128 a = __int128(c) * *vars_[v].lo, b = __int128(c) * *vars_[v].hi;
         lo += std::min(a, b);
         hi += std::max(a, b);
       }
@@ -822,7 +943,7 @@ private:
           ranges += (ranges.empty() ? "" : ", ") + vars_[v].name + " in " +
                     rangeText(*vars_[v].lo, *vars_[v].hi + 1);
         sizeError("E0404", d.access->args[d.dim]->range,
-                  "this index reaches " + rangeText(lo, hi + 1) + " but dimension " +
+                  "this index reaches " + rangeText(wide(lo), wide(hi + 1)) + " but dimension " +
                       std::to_string(d.dim + 1) + " of '" + t.name + "' has size " +
                       std::to_string(t.shape[d.dim]) + (ranges.empty() ? "" : " (" + ranges + ")"));
         ok = false;

@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <string_view>
 
 namespace isam {
@@ -141,20 +140,20 @@ public:
       errorOffsets.push_back(range.begin);
       return;
     }
-    std::smatch m;
-    static const std::regex missing("missing (.*) at (.*)");
-    static const std::regex extraneous("extraneous input (.*) expecting (.*)");
-    static const std::regex mismatched("mismatched input (.*) expecting (.*)");
-    if (std::regex_match(msg, m, missing)) {
+    // ANTLR's messages, taken apart with plain string code: std::regex recurses once per
+    // character and overflowed the stack on a long token. The offending token is quoted from
+    // the token itself (tokenDisplay bounds it), never from the message.
+    std::string missing, expected;
+    if (splitMessage(msg, "missing ", " at ", false, missing)) {
       // Point just after the previous token, where the missing one belongs.
       uint32_t at = previousTokenEnd(range.begin);
       auto &d = diags_.error("E0101", {file_, at, at},
-                             "expected " + m[1].str() + " before " + tokenDisplay(offending));
-      std::string inserted = m[1].str();
-      if (inserted.size() >= 3 && inserted.front() == '\'' && inserted.back() == '\'')
-        d.fix({file_, at, at}, inserted.substr(1, inserted.size() - 2));
-    } else if (std::regex_match(msg, m, extraneous) || std::regex_match(msg, m, mismatched)) {
-      std::string set = m[2].str();
+                             "expected " + bounded(missing) + " before " + tokenDisplay(offending));
+      if (missing.size() >= 3 && missing.front() == '\'' && missing.back() == '\'')
+        d.fix({file_, at, at}, missing.substr(1, missing.size() - 2));
+    } else if (splitMessage(msg, "extraneous input ", " expecting ", true, expected) ||
+               splitMessage(msg, "mismatched input ", " expecting ", true, expected)) {
+      const std::string &set = expected;
       bool wantsSemi = set == "';'" || set.find(", ';'") != std::string::npos ||
                        set.find("{';'") != std::string::npos;
       if (wantsSemi && offending &&
@@ -165,7 +164,8 @@ public:
             .fix({file_, at, at}, ";");
       } else {
         diags_.error("E0101", range,
-                     "unexpected " + tokenDisplay(offending) + "; expected " + expecting(set));
+                     "unexpected " + tokenDisplay(offending) + "; expected " +
+                         bounded(expecting(set)));
       }
     } else {
       diags_.error("E0101", range, "unexpected " + tokenDisplay(offending) + " here");
@@ -181,6 +181,23 @@ public:
   }
 
 private:
+  // For "PREFIX a SEP b": the part that is not the offending token's text (which may hold SEP
+  // itself, e.g. in a string): `b` when `takeTail` (SEP searched from the end), else `a` (SEP
+  // searched from the start).
+  static bool splitMessage(const std::string &msg, std::string_view prefix, std::string_view sep,
+                           bool takeTail, std::string &part) {
+    if (msg.compare(0, prefix.size(), prefix) != 0)
+      return false;
+    size_t at = takeTail ? msg.rfind(sep) : msg.find(sep, prefix.size());
+    if (at == std::string::npos || at < prefix.size())
+      return false;
+    part = takeTail ? msg.substr(at + sep.size()) : msg.substr(prefix.size(), at - prefix.size());
+    return true;
+  }
+
+  // Token sets come from the grammar's vocabulary and stay short; bounded all the same.
+  static std::string bounded(std::string s) { return boundedText(std::move(s), 200); }
+
   static std::string expecting(std::string set) {
     if (set.size() > 2 && set.front() == '{' && set.back() == '}') {
       set = set.substr(1, set.size() - 2);

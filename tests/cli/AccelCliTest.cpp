@@ -173,7 +173,7 @@ TEST(AccelCli, UsageErrors) {
   auto obj = isamap("compile " + gemm() +
                     " --instance gemm_small --target systolic16 --emit=obj "
                     "-o /dev/null");
-  EXPECT_EQ(obj.exitCode, 1);
+  EXPECT_EQ(obj.exitCode, 2);
   EXPECT_TRUE(has(obj.err, "--emit=asm")) << obj.err;
   auto repeat = isamap("run " + gemm() + " --instance gemm_small --target systolic16 --repeat 3");
   EXPECT_EQ(repeat.exitCode, 2);

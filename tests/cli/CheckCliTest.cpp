@@ -101,8 +101,14 @@ TEST(DumpIrCli, InstanceAndDefines) {
   EXPECT_EQ(d.exitCode, 0) << d.err;
   EXPECT_NE(d.out.find("for i < 13"), std::string::npos) << d.out;
 
-  for (const char *bad : {" --kernel k -D N=0", " --kernel k -D N=x", " --kernel k -D M=3",
-                          " --kernel k", " --kernel nope -D N=3", " --instance nope"}) {
+  // -D used wrong is a usage error (exit 2); a name the file does not declare is not.
+  for (const char *bad : {" --kernel k -D N=0", " --kernel k -D N=x", " --kernel k -D N",
+                          " --kernel k -D M=3", " --kernel k"}) {
+    auto b = test::run(kIsamap + " dump-ir " + path + bad);
+    EXPECT_EQ(b.exitCode, 2) << bad << "\n" << b.err;
+    EXPECT_NE(b.err.find("error[E0409]"), std::string::npos) << bad;
+  }
+  for (const char *bad : {" --kernel nope -D N=3", " --instance nope"}) {
     auto b = test::run(kIsamap + " dump-ir " + path + bad);
     EXPECT_EQ(b.exitCode, 1) << bad << "\n" << b.err;
     EXPECT_NE(b.err.find("error"), std::string::npos) << bad;

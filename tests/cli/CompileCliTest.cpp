@@ -490,6 +490,40 @@ TEST(CompileCli, UnknownTarget) {
   EXPECT_EQ(dir.list(), std::vector<std::string>{});
 }
 
+// A system is not a target: say so and name its units, rather than "did you mean" its own name.
+TEST(CompileCli, SystemIsNotATarget) {
+  TempDir dir("system");
+  for (const char *command : {"compile", "run", "schedule"}) {
+    auto r = test::run(kIsamap + " " + command + " " + test::samplePath("gemm.isam") +
+                       " --instance gemm_small --target soc" +
+                       (command == std::string("compile") ? " -o " + sh(dir / "g.o") : ""));
+    EXPECT_EQ(r.exitCode, 1) << command;
+    EXPECT_TRUE(has(r.err, "'soc' is a system, not a target; this command needs one target, "
+                           "e.g. one of its units: 'x86_avx512', 'systolic16'"))
+        << command << ": " << r.err;
+    EXPECT_FALSE(has(r.err, "did you mean")) << command << ": " << r.err;
+  }
+  EXPECT_EQ(dir.list(), std::vector<std::string>{});
+}
+
+// --target NAME finds NAME.isam on the search path; when that file declares other targets, the
+// message says which, and never suggests NAME itself.
+TEST(CompileCli, TargetFileDeclaringAnotherName) {
+  TempDir dir("other");
+  fs::create_directories(dir / "inc");
+  std::ofstream(dir / "inc" / "other.isam") << "target myacc { memory DRAM { size 1 GiB; } }\n";
+  auto r = compile(test::samplePath("gemm.isam") + " --instance gemm_small --target other -I " +
+                   sh(dir / "inc") + " -o " + sh(dir / "g.o"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(has(r.err, "unknown target 'other'; ")) << r.err;
+  EXPECT_TRUE(has(r.err, "other.isam declares target 'myacc'")) << r.err;
+  EXPECT_FALSE(has(r.err, "did you mean 'other'")) << r.err;
+  auto typo = compile(kGemmSmall.substr(0, kGemmSmall.find(" --target")) +
+                      " --target x86_avx3 -o " + sh(dir / "g.o"));
+  EXPECT_TRUE(has(typo.err, "unknown target 'x86_avx3'; did you mean 'x86_avx2'?")) << typo.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"inc"});
+}
+
 TEST(CompileCli, TargetWithoutNativeCode) {
   TempDir dir("systolic");
   std::ofstream(dir / "g.o") << "old";
@@ -497,7 +531,7 @@ TEST(CompileCli, TargetWithoutNativeCode) {
                    " --instance gemm_small --target systolic16 --emit=obj "
                    "-o " +
                    sh(dir / "g.o"));
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2); // a usage error: what the target can emit is known up front
   EXPECT_TRUE(has(r.err, "systolic16")) << r.err;
   EXPECT_TRUE(has(r.err, "triple")) << r.err;
   EXPECT_EQ(test::readFile((dir / "g.o").string()), "old");
@@ -547,6 +581,17 @@ TEST(CompileCli, UsageErrors) {
   EXPECT_TRUE(has(noTarget.err, "--target")) << noTarget.err;
   auto both = compile(kGemmSmall + " --kernel gemm -D M=1");
   EXPECT_EQ(both.exitCode, 2) << both.err;
+}
+
+// --emit=stream is an accelerator's instruction stream: for a native target it is a usage
+// error (it was an uncaught std::out_of_range, exit 134).
+TEST(CompileCli, StreamForANativeTargetIsAUsageError) {
+  TempDir dir("stream-host");
+  auto r = compile(kGemmSmall + " --emit=stream -o " + sh(dir / "g.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "--emit=stream")) << r.err;
+  EXPECT_TRUE(has(r.err, "--emit=obj, asm, llvm, shared or header")) << r.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{});
 }
 
 TEST(CompileCli, SyntaxErrorWritesNothing) {

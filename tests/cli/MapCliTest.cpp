@@ -355,7 +355,7 @@ TEST(MapCli, BadInputExitsOneWithADiagnostic) {
   }
   {
     auto r = map(gemm + " --target x86_avx512 --kernel gemm -D M=0 -D N=1 -D K=1");
-    EXPECT_EQ(r.exitCode, 1) << r.out;
+    EXPECT_EQ(r.exitCode, 2) << r.out; // a malformed -D is a usage error
     EXPECT_NE(r.err.find("error"), std::string::npos);
   }
 }

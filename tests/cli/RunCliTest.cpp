@@ -220,3 +220,35 @@ TEST(RunNativeCli, InstanceNamedLikeALibraryFunctionDoesNotCrash) {
     }
   }
 }
+
+// An instance too large for this machine: said before anything is allocated, exit 1 (it was an
+// abort on std::length_error or std::bad_alloc, exit 134). 2^20-cubed GEMM: 4 TiB per tensor.
+TEST(RunCli, InstanceTooLargeForThisMachineSaysWhatItNeeds) {
+  std::string big =
+      test::samplePath("gemm.isam") + " --kernel gemm -D M=1048576 -D N=1048576 -D K=1048576 ";
+  for (const char *how : {"--interpret", "--target host", "--target host --check"}) {
+    auto r = test::run(kIsamap + " run " + big + how);
+    EXPECT_EQ(r.exitCode, 1) << how << ": " << r.err;
+    EXPECT_NE(r.err.find("isamap run: gemm needs "), std::string::npos) << how << ": " << r.err;
+    EXPECT_NE(r.err.find(" TiB, more than the "), std::string::npos) << how << ": " << r.err;
+  }
+  // Under a 2 GiB address-space limit, 3 x 2^28 f32 elements (as doubles: 6 GiB) do not fit
+  // either, though this machine may have the memory: the limit counts.
+  auto limited =
+      test::run("ulimit -v 2097152; " + kIsamap + " run " + test::samplePath("gemm.isam") +
+                " --kernel gemm -D M=16384 -D N=16384 -D K=16384 --interpret");
+  EXPECT_EQ(limited.exitCode, 1) << limited.err;
+  EXPECT_NE(limited.err.find("more than the 2.0 GiB of memory available"), std::string::npos)
+      << limited.err;
+}
+
+// The tensors exceed systolic16's described 4 GiB DRAM: refused before they are allocated or
+// scheduled, as compile refuses them.
+TEST(RunCli, TensorsBeyondAnAcceleratorsDramAreRefusedFirst) {
+  auto r = test::run("ulimit -v 4194304; " + kIsamap + " run " + test::samplePath("gemm.isam") +
+                     " --kernel gemm -D M=65536 -D N=65536 -D K=65536 --target systolic16");
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("gemm on systolic16: the tensors need 17179869184 B of DRAM's 4294967296"),
+            std::string::npos)
+      << r.err;
+}

@@ -251,3 +251,22 @@ TEST_F(VizCli, MaxNodesCapsThePicture) {
   EXPECT_NE(r.out.find("\"ellipsis\""), std::string::npos);
   EXPECT_NE(r.out.find("2 more nodes"), std::string::npos) << r.out;
 }
+
+// A mapping past the last one is an error, not a picture of the error; -D used wrong is a usage
+// error.
+TEST_F(VizCli, MappingPastTheLastAndBadDefinesAreErrors) {
+  std::string out = path("m.svg");
+  auto r = viz(samplePath("gemm.isam") +
+               " --instance gemm_small --what=mapping --target x86_avx2 --mapping 999 -o " + out);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("there is no mapping #999 of s0 on x86_avx2: it has "), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  for (const char *bad :
+       {" --kernel gemm -D M=x", " --kernel gemm -D M", " --kernel gemm -D Q=3"}) {
+    auto d = viz(samplePath("gemm.isam") + bad + " --what=kernel -o " + out);
+    EXPECT_EQ(d.exitCode, 2) << bad << ": " << d.err;
+    EXPECT_NE(d.err.find("E0409"), std::string::npos) << bad << ": " << d.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}

@@ -146,3 +146,29 @@ test('hover, definition, references and rename cross the import', async () => {
     assert.equal(schedule.schedule.mapping, 'matmul16');
   });
 });
+
+test('an import of a file that is not an isam file is one diagnostic that never quotes it', async () => {
+  const dir = tempDir();
+  try {
+    const secret = 'root:$6$SECRETHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n';
+    const shadow = dir.write('shadow', secret);
+    dir.write('shadow.isam', secret);
+    const text = `import "${shadow.path}";\nimport "shadow.isam";\nimport "/etc/shadow";\nkernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n}\n`;
+    const main = dir.write('main.isam', text);
+    await withServer(async (server) => {
+      const d = server.diagnostics(main.uri, (p) => p.version === 1);
+      await server.open(main.uri, text, 1);
+      const diagnostics = (await d).diagnostics;
+      assert.deepEqual(diagnostics.map((x) => [x.code, textOf(text, x.range)]), [
+        ['E0605', `"${shadow.path}"`], ['E0605', '"shadow.isam"'], ['E0605', '"/etc/shadow"']]);
+      assert.match(diagnostics[0].message, /is not an isam file: an import names a file ending in \.isam/);
+      assert.match(diagnostics[1].message, /'shadow.isam' is not an isam file: it does not begin with a declaration/);
+      for (const leak of ['root', 'SECRET', 'daemon'])
+        assert.ok(!JSON.stringify(server.published).includes(leak), leak);
+      const hover = await server.request('textDocument/hover', { textDocument: { uri: main.uri }, position: positionOf(text, 'shadow.isam') });
+      assert.ok(!JSON.stringify(hover ?? {}).includes('root'));
+    });
+  } finally {
+    dir.cleanup();
+  }
+});

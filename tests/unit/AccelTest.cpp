@@ -124,6 +124,62 @@ TEST(AccelEmit, StreamRoundTripsThroughJson) {
   EXPECT_EQ(a, b);
 }
 
+// compile --emit=asm|stream write through these sinks as ops are emitted, in pieces of about a
+// MiB: the text is exactly the whole program's listing and JSON form.
+TEST(AccelEmit, StreamingSinksWriteWhatTheWholeProgramGives) {
+  auto c = gemm(2048, 64, 2048); // a listing of several MiB: flushed in pieces
+  accel::Program p = accel::program(c.kernel, c.target, c.schedule);
+  std::string listing, json;
+  size_t pieces = 0;
+  accel::ListingSink ls(c.kernel, c.target, [&](std::string_view t) { listing += t, ++pieces; });
+  accel::emit(c.kernel, c.target, c.schedule, ls);
+  ls.finish();
+  accel::JsonSink js(c.kernel, c.target, [&](std::string_view t) { json += t; });
+  accel::emit(c.kernel, c.target, c.schedule, js);
+  js.finish();
+  EXPECT_EQ(listing, accel::listing(p, c.kernel, c.target));
+  EXPECT_GT(pieces, 1u) << "the listing was written in one piece, " << listing.size() << " B";
+  EXPECT_EQ(json, accel::toJson(p, c.target).dump());
+  // The sink's JSON is what the simulator reads back.
+  accel::Program back = accel::fromJson(nlohmann::json::parse(json), c.kernel, c.target);
+  EXPECT_EQ(back.ops.size(), p.ops.size());
+}
+
+// A failed write stops the emission with the writer's error.
+TEST(AccelEmit, AWriterErrorStopsTheEmission) {
+  auto c = gemm(2048, 64, 2048);
+  size_t calls = 0;
+  accel::ListingSink ls(c.kernel, c.target, [&](std::string_view) {
+    ++calls;
+    throw accel::Error("cannot write 'x': No space left on device");
+  });
+  EXPECT_THROW(accel::emit(c.kernel, c.target, c.schedule, ls), accel::Error);
+  EXPECT_EQ(calls, 1u);
+}
+
+// run checks an instance's tensors against the accelerator's DRAM before allocating anything.
+TEST(AccelEmit, TensorsBeyondTheDramAreRefusedBeforeScheduling) {
+  InstanceSelector sel;
+  sel.kernel = "gemm";
+  sel.sizes = {{"M", 65536}, {"N", 65536}, {"K", 65536}}; // 3 x 16 GiB > 4 GiB
+  Session s;
+  ASSERT_TRUE(s.loadFile(test::samplePath("gemm.isam")));
+  auto kernels = s.instances(sel);
+  ASSERT_EQ(kernels.size(), 1u);
+  auto t = s.target("systolic16");
+  ASSERT_TRUE(t.has_value());
+  try {
+    accel::checkTensorsFit(kernels[0], *t);
+    ADD_FAILURE() << "no error";
+  } catch (const accel::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("the tensors need 17179869184 B of DRAM's 4294967296"),
+              std::string::npos)
+        << e.what();
+  }
+  auto small = gemm(7, 5, 13);
+  EXPECT_NO_THROW(accel::checkTensorsFit(small.kernel, small.target));
+}
+
 TEST(AccelEmit, MalformedStreamIsAnError) {
   auto c = gemm(16, 16, 16);
   accel::Program p = accel::program(c.kernel, c.target, c.schedule);

@@ -166,6 +166,10 @@ std::vector<Case> cases() {
       {"E0101_StrayCharacter", "E0101", text(k + "$\n"), "$", "'$'"},
       {"E0101_MisspelledKeyword", "E0101", text("kernal k<N>(A: f32[N]) -> (B: f32[N]) { }\n"),
        "kernal", "unexpected 'kernal'"},
+      {"E0101_LongTokenIsQuotedShort", "E0101",
+       text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i] " + std::string(30000, 'x') +
+            "; }\n"),
+       std::string(30000, 'x'), "unexpected 'xxxxxxxxxxxxxxxxxxxxx...'; expected"},
       {"E0102_InvalidUtf8InComment", "E0102", text(k + "// caf\xff\n"), "\xff",
        "not valid UTF-8 (byte 0xff)"},
       {"E0103_NestingTooDeep", "E0103",
@@ -212,6 +216,14 @@ std::vector<Case> cases() {
       {"E0302_FractionalDimension", "E0302",
        text("kernel k<N>(A: f32[N * 1.5]) -> (B: f32[N]) { B[i] = A[i]; }\n"), "1.5",
        "must be an integer"},
+      {"E0302_IndexCoefficientWouldWrap", "E0302",
+       text("kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[1099511627776 * 1099511627776 * 16 * "
+            "i] where i in 0..4; }\ninstance x = k;\n"),
+       "1099511627776 * 1099511627776", "an index coefficient or constant is too large"},
+      {"E0302_IndexConstantTooLarge", "E0302",
+       text("kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i + 4611686018427387904] where i in "
+            "0..4; }\ninstance x = k;\n"),
+       "4611686018427387904", "an index constant is too large (the limit is 2^40)"},
       {"E0303_TooManyIndices", "E0303", text(k2 + "B[i] = A[i, i]; }\n"), "A[i, i]",
        "'A' has 1 dimension but is indexed with 2"},
       {"E0304_RightHandSideType", "E0304", text(k2 + "B[i] = X[i]; }\n"), "X[i]",
@@ -240,6 +252,14 @@ std::vector<Case> cases() {
        "f32(A[i], A[i])", "a conversion f32(...) takes one argument"},
       {"E0310_IndexAsValue", "E0310", text(k2 + "B[i] = A[i] * i; }\n"), "i",
        "index 'i' is used as a value"},
+      {"E0311_ReadsAnotherPoint", "E0311",
+       text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; "
+            "B[i] = B[i - 1] + A[i] where i in 1..N; }\ninstance x = k<5>;\n"),
+       "B[i - 1]", "'B' is read at another point than the one this statement writes"},
+      {"E0311_ReductionReadsItself", "E0311",
+       text("kernel k<N>(A: f32[N, N]) -> (B: f32[N]) { B[i] = A[i, i]; "
+            "B[i] += B[i] * A[i, j]; }\n"),
+       "B[i]", "'B' is read by the reduction that writes it"},
       // ---- sizes and ranges
       // ----------------------------------------------------------------------
       {"E0401_TooManySizeArguments", "E0401", text(k + "instance x = k<4, 5>;\n"),
@@ -261,6 +281,12 @@ std::vector<Case> cases() {
        text("kernel k<H, R>(I: f32[H], W: f32[R]) -> (O: f32[H]) { O[h] += I[h + r] * W[r]; }\n"
             "instance x = k<4, 2>;\n"),
        "h + r", "this index reaches 0..5 but dimension 1 of 'I' has size 4"},
+      {"E0404_ReachBeyondInt64", "E0404",
+       text("kernel k<N>(A: f32[N], C: f32[N]) -> (B: f32[N]) { B[i] = A[1099511627776 * i] + "
+            "C[i]; }\ninstance x = k<1099511627776>;\n"),
+       "1099511627776 * i",
+       "this index reaches 0..1208925819613529663078401 but dimension 1 of 'A' has size "
+       "1099511627776"},
       {"E0405_UninferableIndex", "E0405",
        text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { T[i, j] = A[j]; B[j] = A[j]; }\n"
             "instance x = k<4>;\n"),
@@ -283,6 +309,16 @@ std::vector<Case> cases() {
        "kernel 'k' has no outputs"},
       {"E0409_SizeNotBound", "E0409", selecting(k, {"", "k", {}}), "N",
        "size parameter 'N' of kernel 'k' is not bound; pass -D N=VALUE"},
+      {"E0410_TensorTooLarge", "E0410",
+       text("kernel k<N>(A: f32[N, N, N, N]) -> (B: f32[N]) { B[i] = A[i, 0, 0, 0]; }\n"
+            "instance x = k<65536>;\n"),
+       "A", "'A' has 65536 x 65536 x 65536 x 65536 elements of 4 bytes, more than 2^62 bytes"},
+      {"E0411_StatementTooManyPoints", "E0411",
+       text("kernel k<N>(A: f32[N, N], C: f32[N]) -> (B: f32[N]) {\n"
+            "  B[i] += A[i, j] * C[k] * C[l];\n}\ninstance x = k<1048576>;\n"),
+       "B[i] += A[i, j] * C[k] * C[l];",
+       "this statement runs over 1048576 x 1048576 x 1048576 x 1048576 points (i, j, k, l), "
+       "more than 2^62"},
       // ---- hardware
       // ------------------------------------------------------------------------------
       {"E0501_UnknownLlvmField", "E0501",
@@ -292,6 +328,17 @@ std::vector<Case> cases() {
        "unknown memory property 'sise'; did you mean 'size'?"},
       {"E0503_WrongUnit", "E0503", text("target t { memory DRAM { size 1 GHz; } }"), "1 GHz",
        "'size' expects a positive size such as '32 KiB'"},
+      {"E0503_FractionOfAByte", "E0503", text("target t { memory DRAM { size 0.5 B; } }"), "0.5 B",
+       "'size' is not a whole number of bytes"},
+      {"E0503_WidthNotWholeBytes", "E0503",
+       text(mem + "registers V : DRAM { count 4; width 1.5 B; } }"), "1.5 B",
+       "'width' is not a whole number of bytes"},
+      {"E0503_ZeroBandwidth", "E0503",
+       text("target t { memory DRAM { size 1 GiB; bandwidth 0 "
+            "B/cycle; } }"),
+       "0 B/cycle", "'bandwidth' expects a positive bandwidth"},
+      {"E0503_CountTooLarge", "E0503", text(mem + "unit u { count 99999999999; } }"), "99999999999",
+       "'count' is too large"},
       {"E0503_ZeroRate", "E0503", text(mem + copyInstr + " cost { per_cycle 0; } }"), "0",
        "'per_cycle' expects a rate"},
       {"E0504_UnknownParent", "E0504", text(mem + "memory SPAD : DRAMM { size 256 KiB; } }"),
@@ -346,6 +393,23 @@ std::vector<Case> cases() {
          return s;
        },
        "", "it is not a readable file"},
+      {"E0604_ImportOutsideTheRoots", "E0604",
+       [k] {
+         TempDir dir;
+         std::string main =
+             dir.write("main.isam", "import \"../isamap-e0604-outside.isam\";\n" + k);
+         SessionOptions options;
+         options.importRoots = std::vector<std::string>{dir.path()};
+         auto s = std::make_unique<Session>(options);
+         s->loadFile(main);
+         s->checkAll();
+         return s;
+       },
+       "\"../isamap-e0604-outside.isam\"",
+       "'../isamap-e0604-outside.isam' is outside the directories imports may read"},
+      {"E0605_ImportNotAnIsamFile", "E0605",
+       onDisk({{"main.isam", "import \"notes.txt\";\n" + k}, {"notes.txt", "secret\n"}}),
+       "\"notes.txt\"", "'notes.txt' is not an isam file"},
       // ---- schedules
       // -----------------------------------------------------------------------------
       {"E0701_PinnedInstructionCannotRunIt", "E0701", scheduling(pinnedGemm("map add4;"), "vec"),

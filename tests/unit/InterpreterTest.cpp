@@ -53,8 +53,8 @@ std::vector<double> &buf(const ir::Kernel &k, interp::Buffers &b, const std::str
 std::vector<double> elementwise(const std::string &type, const std::string &expr,
                                 const std::vector<double> &inputs) {
   std::string n = std::to_string(inputs.size());
-  ir::Kernel k = instance("kernel e<N>(A: " + type + "[N]) -> (O: " + type + "[N]) { O[i] = " +
-                         expr + "; }\ninstance e1 = e<" + n + ">;\n");
+  ir::Kernel k = instance("kernel e<N>(A: " + type + "[N]) -> (O: " + type +
+                          "[N]) { O[i] = " + expr + "; }\ninstance e1 = e<" + n + ">;\n");
   if (k.tensors.empty())
     return {};
   interp::Buffers b = zeros(k);
@@ -63,7 +63,9 @@ std::vector<double> elementwise(const std::string &type, const std::string &expr
   return buf(k, b, "O");
 }
 
-double f32(double v) { return double(float(v)); }
+double f32(double v) {
+  return double(float(v));
+}
 
 } // namespace
 
@@ -74,9 +76,9 @@ TEST(Interpreter, SmallGemmGivesTheHandComputedProduct) {
                           "  C[m, n] += A[m, k] * B[k, n];\n}\ninstance g = gemm<2, 2, 3>;\n");
   ASSERT_EQ(k.tensors.size(), 3u);
   interp::Buffers b = zeros(k);
-  buf(k, b, "A") = {1, 2, 3, 4, 5, 6};        // [[1 2 3] [4 5 6]]
-  buf(k, b, "B") = {7, 8, 9, 10, 11, 12};     // [[7 8] [9 10] [11 12]]
-  buf(k, b, "C") = {100, 100, 100, 100};      // overwritten: the sum starts from 0
+  buf(k, b, "A") = {1, 2, 3, 4, 5, 6};    // [[1 2 3] [4 5 6]]
+  buf(k, b, "B") = {7, 8, 9, 10, 11, 12}; // [[7 8] [9 10] [11 12]]
+  buf(k, b, "C") = {100, 100, 100, 100};  // overwritten: the sum starts from 0
   interp::run(k, b);
   // [1*7 + 2*9 + 3*11, 1*8 + 2*10 + 3*12; 4*7 + 5*9 + 6*11, 4*8 + 5*10 + 6*12]
   EXPECT_EQ(buf(k, b, "C"), (std::vector<double>{58, 64, 139, 154}));
@@ -122,14 +124,14 @@ TEST(Interpreter, MinReductionStartsFromPlusInfinity) {
 
 TEST(Interpreter, MaxPoolWithStridedWindows) {
   // 1 x 1 x 4 x 4 input, 2 x 2 windows with stride 2.
-  ir::Kernel k = instance(
-      "kernel p<N, C, H, W>(I: f32[N, C, 2 * H, 2 * W]) -> (O: f32[N, C, H, W]) {\n"
-      "  O[n, c, h, w] max= I[n, c, 2 * h + r, 2 * w + s] where r in 0..2, s in 0..2;\n}\n"
-      "instance p1 = p<1, 1, 2, 2>;\n");
+  ir::Kernel k =
+      instance("kernel p<N, C, H, W>(I: f32[N, C, 2 * H, 2 * W]) -> (O: f32[N, C, H, W]) {\n"
+               "  O[n, c, h, w] max= I[n, c, 2 * h + r, 2 * w + s] where r in 0..2, s in 0..2;\n}\n"
+               "instance p1 = p<1, 1, 2, 2>;\n");
   interp::Buffers b = zeros(k);
-  buf(k, b, "I") = {-1, -2, -3, -4,  //
-                    -5, -6, -7, -8,  //
-                    -9, -10, 3, -12, //
+  buf(k, b, "I") = {-1,  -2,  -3,  -4,  //
+                    -5,  -6,  -7,  -8,  //
+                    -9,  -10, 3,   -12, //
                     -13, -14, -15, 2};
   interp::run(k, b);
   EXPECT_EQ(buf(k, b, "O"), (std::vector<double>{-1, -3, -9, 3}));
@@ -146,10 +148,10 @@ TEST(Interpreter, OneDimensionalConvolutionWithShiftedAccess) {
 }
 
 TEST(Interpreter, StatementAccumulatesOntoTheBiasAnEarlierOneWrote) {
-  ir::Kernel k = instance(
-      "kernel l<B, I, O>(X: f32[B, I], W: f32[I, O], Bias: f32[O]) -> (Y: f32[B, O]) {\n"
-      "  Y[b, o] = Bias[o];\n"
-      "  Y[b, o] += X[b, i] * W[i, o];\n}\ninstance l1 = l<2, 2, 2>;\n");
+  ir::Kernel k =
+      instance("kernel l<B, I, O>(X: f32[B, I], W: f32[I, O], Bias: f32[O]) -> (Y: f32[B, O]) {\n"
+               "  Y[b, o] = Bias[o];\n"
+               "  Y[b, o] += X[b, i] * W[i, o];\n}\ninstance l1 = l<2, 2, 2>;\n");
   ASSERT_EQ(k.statements.size(), 2u);
   EXPECT_FALSE(k.statements[0].accumulates);
   EXPECT_TRUE(k.statements[1].accumulates) << "the second statement adds onto the first";
@@ -163,13 +165,13 @@ TEST(Interpreter, StatementAccumulatesOntoTheBiasAnEarlierOneWrote) {
 
 TEST(Interpreter, ChainedAccumulationThroughALocal) {
   // As lstm_cell: bias, += one projection, += another, then an element-wise step.
-  ir::Kernel k = instance(
-      "kernel g<B, I>(X: f32[B, I], H: f32[B, I], W: f32[I], U: f32[I], Bias: f32[B]) -> "
-      "(Y: f32[B]) {\n"
-      "  G[b] = Bias[b];\n"
-      "  G[b] += X[b, i] * W[i];\n"
-      "  G[b] += H[b, i] * U[i];\n"
-      "  Y[b] = relu(G[b]);\n}\ninstance g1 = g<2, 3>;\n");
+  ir::Kernel k =
+      instance("kernel g<B, I>(X: f32[B, I], H: f32[B, I], W: f32[I], U: f32[I], Bias: f32[B]) -> "
+               "(Y: f32[B]) {\n"
+               "  G[b] = Bias[b];\n"
+               "  G[b] += X[b, i] * W[i];\n"
+               "  G[b] += H[b, i] * U[i];\n"
+               "  Y[b] = relu(G[b]);\n}\ninstance g1 = g<2, 3>;\n");
   ASSERT_EQ(k.statements.size(), 4u);
   interp::Buffers b = zeros(k);
   buf(k, b, "X") = {1, 1, 1, 2, 2, 2};
@@ -187,12 +189,11 @@ TEST(Interpreter, ChainedAccumulationThroughALocal) {
 }
 
 TEST(Interpreter, SoftmaxRowsOfLocalsSumToOne) {
-  ir::Kernel k = instance(
-      "kernel sm<N, M>(A: f32[N, M]) -> (P: f32[N, M]) {\n"
-      "  Mx[i] max= A[i, j];\n"
-      "  E[i, j] = exp(A[i, j] - Mx[i]);\n"
-      "  S[i] += E[i, j];\n"
-      "  P[i, j] = E[i, j] / S[i];\n}\ninstance sm1 = sm<2, 3>;\n");
+  ir::Kernel k = instance("kernel sm<N, M>(A: f32[N, M]) -> (P: f32[N, M]) {\n"
+                          "  Mx[i] max= A[i, j];\n"
+                          "  E[i, j] = exp(A[i, j] - Mx[i]);\n"
+                          "  S[i] += E[i, j];\n"
+                          "  P[i, j] = E[i, j] / S[i];\n}\ninstance sm1 = sm<2, 3>;\n");
   interp::Buffers b = zeros(k);
   buf(k, b, "A") = {1, 2, 3, -1, -1, -1};
   interp::run(k, b);
@@ -261,7 +262,8 @@ TEST(Interpreter, CombineIsOneAccumulationStepInTheElementType) {
   EXPECT_EQ(interp::combine(ir::ReduceOp::None, ir::ElemType::F32, 123, 4), 4);
   // f16 cannot hold 2049: 2048 + 1 rounds to even.
   EXPECT_EQ(interp::combine(ir::ReduceOp::Sum, ir::ElemType::F16, 2048, 1), 2048);
-  EXPECT_EQ(interp::combine(ir::ReduceOp::Sum, ir::ElemType::I8, 120, 10), 127);
+  // Integer sums wrap (two's complement), so that every order of summation agrees.
+  EXPECT_EQ(interp::combine(ir::ReduceOp::Sum, ir::ElemType::I8, 120, 10), -126);
 }
 
 // ---- rounding ---------------------------------------------------------------------------------
@@ -347,14 +349,14 @@ TEST(Interpreter, StoredElementsAreRoundedToTheirType) {
   interp::run(c, cb);
   EXPECT_EQ(buf(c, cb, "O"), (std::vector<double>{1.0, 1.0 + 1.0 / 64}));
 
-  // i8 products saturate when stored.
+  // i8 products wrap: 100 * 2 = 200 is -56 in two's complement, -200 is 56; -21 fits.
   ir::Kernel q = instance("kernel q<N>(A: i8[N], B: i8[N]) -> (O: i8[N]) { O[i] = A[i] * B[i]; }\n"
                           "instance q1 = q<3>;\n");
   interp::Buffers qb = zeros(q);
   buf(q, qb, "A") = {100, -100, 7};
   buf(q, qb, "B") = {2, 2, -3};
   interp::run(q, qb);
-  EXPECT_EQ(buf(q, qb, "O"), (std::vector<double>{127, -128, -21}));
+  EXPECT_EQ(buf(q, qb, "O"), (std::vector<double>{-56, 56, -21}));
 
   // f32 arithmetic: 0.1 + 0.2 in float.
   auto sum = elementwise("f32", "A[i] + 0.2", {double(0.1f)});
@@ -365,9 +367,9 @@ TEST(Interpreter, StoredElementsAreRoundedToTheirType) {
 // ---- random inputs ----------------------------------------------------------------------------
 
 TEST(Interpreter, RandomInputsAreDeterministicPerSeed) {
-  ir::Kernel k = instance(
-      "kernel r<N>(A: f32[N], H: f16[N], Q: i8[N], Z: i32[N]) -> (O: f32[N]) {\n"
-      "  O[i] = A[i] + f32(H[i]) + f32(Q[i]) + f32(Z[i]);\n}\ninstance r1 = r<256>;\n");
+  ir::Kernel k =
+      instance("kernel r<N>(A: f32[N], H: f16[N], Q: i8[N], Z: i32[N]) -> (O: f32[N]) {\n"
+               "  O[i] = A[i] + f32(H[i]) + f32(Q[i]) + f32(Z[i]);\n}\ninstance r1 = r<256>;\n");
   ASSERT_EQ(k.tensors.size(), 5u);
   interp::Buffers a = interp::randomInputs(k, 7), b = interp::randomInputs(k, 7),
                   c = interp::randomInputs(k, 8);
@@ -456,8 +458,7 @@ TEST(Interpreter, CompareOutputsHandlesNanAndInfinity) {
   buf(k, got, "B") = {kInf, kNaN, -kInf};
   buf(k, ref, "B") = {1, 2, 3};
   buf(k, got, "B") = {1, kNaN, 3};
-  EXPECT_EQ(interp::compareOutputs(k, ref, got).maxRelError, kInf)
-      << "actual NaN against a number";
+  EXPECT_EQ(interp::compareOutputs(k, ref, got).maxRelError, kInf) << "actual NaN against a number";
 }
 
 // Executors pass a check when maxRelError <= tolerance (ScheduleCommand's --check), so a

@@ -124,3 +124,50 @@ TEST(Robustness, NulBytes) {
   auto s = test::analyse(std::string("kernel k(A: f32[4]) -> (B: f32[4]) {\0 B[i] = A[i]; }", 48));
   EXPECT_TRUE(s->diagnostics().hasErrors());
 }
+
+// A syntax error at a token of tens of thousands of bytes: the syntax-error listener took
+// ANTLR's message apart with std::regex, which recursed once per character and overflowed the
+// stack (SIGSEGV). Every message quotes a bounded prefix of such a token.
+TEST(Robustness, SyntaxErrorAtAVeryLongToken) {
+  std::string big(200000, 'x');
+  for (const std::string &text :
+       {"kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i] " + big + "; }",       // mismatched
+        "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i]; }\n\"" + big + "\";", // a string
+        "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i] " + std::string(200000, '7') + "; }",
+        "kernel " + big + "(A: f32[4]) -> (B: f32[4]) { B[i] = A[i] }\ninstance " + big + " = "}) {
+    auto s = test::analyse(text);
+    EXPECT_TRUE(s->diagnostics().hasErrors());
+    for (const auto &d : s->diagnostics().all()) {
+      EXPECT_LT(d.message.size(), 400u) << d.message.substr(0, 400);
+      for (const auto &n : d.notes)
+        EXPECT_LT(n.message.size(), 400u);
+    }
+  }
+}
+
+// Names that parse but are unknown reach sema's messages (and its "did you mean" search, which
+// is quadratic in the name's length): both stay bounded.
+TEST(Robustness, VeryLongNamesInSemanticMessages) {
+  std::string big(100000, 'q');
+  auto s = test::analyse("kernel " + big + "<N>(A: f32[N]) -> (B: f32[N]) { B[i] = " + big +
+                         "y[i]; }\ninstance x = " + big + "z<4>;\n");
+  ASSERT_TRUE(s->diagnostics().hasErrors());
+  for (const auto &d : s->diagnostics().all()) {
+    EXPECT_LT(d.message.size(), 400u) << d.message.substr(0, 400);
+    EXPECT_NE(d.message.find("...'"), std::string::npos) << d.message.substr(0, 400);
+  }
+}
+
+TEST(Robustness, BoundQuotedSpans) {
+  std::string big(1000, 'a');
+  EXPECT_EQ(boundQuotedSpans("unknown kernel '" + big + "'; did you mean 'k'?", 10),
+            "unknown kernel 'aaaaaaa...'; did you mean 'k'?");
+  // Apostrophes in words are not quotes; short spans are kept whole.
+  std::string prose = "the statement's value is 'f32' but the instruction's is '" + big + "'";
+  EXPECT_EQ(boundQuotedSpans(prose, 10),
+            "the statement's value is 'f32' but the instruction's is 'aaaaaaa...'");
+  EXPECT_EQ(boundQuotedSpans("'a' and 'b'", 10), "'a' and 'b'");
+  EXPECT_EQ(boundQuotedSpans("an unclosed 'quote " + big, 10), "an unclosed 'quote " + big);
+  // A cut never splits a UTF-8 character.
+  EXPECT_EQ(boundedText("ab\xc3\xa9\xc3\xa9x", 6), "ab...");
+}

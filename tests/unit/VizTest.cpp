@@ -339,13 +339,16 @@ TEST(VizMapping, FusedIndicesOperandsAndRejections) {
   EXPECT_NE(dot.find("does not accumulate"), std::string::npos);
   EXPECT_NE(dot.find("via mvin (DRAM -> SPAD)"), std::string::npos);
 
-  // Another candidate by rank; one past the end draws the statement and says so.
+  // Another candidate by rank; one past the end is an error, not a picture of the error.
   r.mapping = 1;
   EXPECT_NE(render(*s, r).find("mapping #2 of"), std::string::npos);
   r.mapping = 1000;
-  std::string none = render(*s, r);
-  EXPECT_NE(none.find("no mapping #1001"), std::string::npos);
-  svgOf(none);
+  EXPECT_FALSE(viz::dotFor(*s, r).has_value());
+  ASSERT_TRUE(s->diagnostics().hasErrors());
+  EXPECT_NE(
+      s->diagnostics().all().back().message.find("there is no mapping #1001 of s1 on systolic16"),
+      std::string::npos)
+      << s->diagnostics().all().back().message;
 }
 
 TEST(VizMapping, OnASystemUsesThePlacedUnit) {

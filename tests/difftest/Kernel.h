@@ -1,0 +1,86 @@
+// The differential tester's kernel model: a kernel as the generator builds it and the
+// minimiser edits it, printed as isam source text. It is deliberately close to the surface
+// syntax (names, literal shapes, affine index expressions, `where` ranges), not to the compute
+// IR: the text is what `isamap check` judges and what a finding shows a person.
+#pragma once
+
+#include "ir/Compute.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace isam::difftest {
+
+enum class Role { Input, Output, Local, Implicit }; // Local: declared with `local`
+
+struct Tensor {
+  std::string name;
+  ir::ElemType type = ir::ElemType::F32;
+  std::vector<int64_t> shape; // empty: a scalar; for Implicit, the shape sema will infer
+  Role role = Role::Input;
+};
+
+struct Term {
+  std::string index;
+  int64_t coef = 1;
+};
+
+// sum(coef * index) + constant
+struct IndexExpr {
+  std::vector<Term> terms;
+  int64_t constant = 0;
+
+  bool plain() const { return terms.size() == 1 && terms[0].coef == 1 && constant == 0; }
+  bool operator==(const IndexExpr &o) const;
+};
+
+struct Expr {
+  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Cast };
+  Kind kind = Kind::Const;
+  double value = 0;                    // Const
+  std::string tensor;                  // Read
+  std::vector<IndexExpr> indices;      // Read
+  std::string fn;                      // Call: exp, tanh, sigmoid, relu, max, min, sqrt, log, abs
+  ir::ElemType to = ir::ElemType::F32; // Cast
+  std::vector<Expr> args;
+};
+
+enum class Op { Assign, Sum, Max, Min };
+
+struct Range {
+  std::string index;
+  int64_t lo = 0, hi = 0; // [lo, hi)
+};
+
+struct Statement {
+  std::string lhs;
+  std::vector<std::string> lhsIndices;
+  Op op = Op::Assign;
+  Expr rhs;
+  std::vector<Range> where;
+};
+
+struct Kernel {
+  std::string name = "k";
+  std::vector<Tensor> tensors; // declaration order within each role
+  std::vector<Statement> statements;
+
+  const Tensor *find(const std::string &name) const;
+  Tensor *find(const std::string &name);
+  // The instance the printed text declares for the kernel.
+  std::string instanceName() const { return name + "_i"; }
+};
+
+const char *opText(Op op);
+std::string printExpr(const Expr &e);
+std::string printStatement(const Statement &s);
+// The whole kernel and one instance of it (`instance NAME_i = NAME;`).
+std::string print(const Kernel &k);
+
+// Every read in an expression, in evaluation (left to right) order.
+void forEachRead(const Expr &e, const std::function<void(const Expr &)> &f);
+void forEachRead(Expr &e, const std::function<void(Expr &)> &f);
+
+} // namespace isam::difftest

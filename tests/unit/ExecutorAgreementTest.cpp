@@ -1,0 +1,282 @@
+// Every executor computes what `check` accepts, and the same thing: the reference interpreter,
+// the schedule-IR interpreter, the JIT (host and the x86 descriptions this CPU runs) and the
+// accelerator simulator (systolic16), on kernels that once gave different answers on different
+// executors (issue 15): a tensor read at two offsets, partly written outputs and locals, integer
+// overflow, division by zero and conversions, a diagonal read under fused lanes, and implicit
+// locals. Output buffers start poisoned (NaN, or an integer no kernel here computes) so that an
+// element an executor leaves unwritten shows up.
+#include "backends/accel/Simulator.h"
+#include "backends/llvm/Jit.h"
+#include "backends/llvm/NativeBuffers.h"
+#include "interp/Interpreter.h"
+#include "schedule/Execute.h"
+#include "support/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace isam;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::string text; // one instance, named like the case
+};
+
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.name;
+}
+
+std::vector<Case> cases() {
+  return {
+      // The same tensor read at two offsets: each operand keeps its own access.
+      {"two_offsets", "kernel k<N>(A: f32[N]) -> (O: f32[N - 1]) {\n"
+                      "  O[l] = A[l] * A[l + 1] where l in 0..N - 1;\n"
+                      "}\n"
+                      "instance two_offsets = k<4>;\n"},
+      {"two_offsets_long", "kernel k<N>(A: f32[N]) -> (O: f32[N - 1]) {\n"
+                           "  O[l] = A[l] * A[l + 1] where l in 0..N - 1;\n"
+                           "}\n"
+                           "instance two_offsets_long = k<67>;\n"},
+      {"two_offsets_2d",
+       "kernel k<N, M>(A: f32[N, M]) -> (O: f32[N - 1, M - 2]) {\n"
+       "  O[i, j] = A[i, j + 2] * A[i + 1, j] where i in 0..N - 1, j in 0..M - 2;\n"
+       "}\n"
+       "instance two_offsets_2d = k<9, 37>;\n"},
+      // Outputs and locals partly written: the rest is 0 everywhere.
+      {"partial_output", "kernel k<N>(A: f32[N]) -> (O: f32[N]) { O[i] = A[i] where i in 0..3; }\n"
+                         "instance partial_output = k<5>;\n"},
+      {"partial_output_long",
+       "kernel k<N>(A: f32[N]) -> (O: f32[N]) { O[i] = A[i] * 3 where i in 2..N - 5; }\n"
+       "instance partial_output_long = k<71>;\n"},
+      {"partial_then_sum", "kernel k<N, K>(A: f32[N], B: f32[N, K]) -> (O: f32[N]) {\n"
+                           "  O[i] = A[i] where i in 0..3;\n"
+                           "  O[i] += B[i, k];\n"
+                           "}\n"
+                           "instance partial_then_sum = k<19, 5>;\n"},
+      {"partial_local_summed", "kernel k<N>(A: f32[N]) -> (S: f32) {\n"
+                               "  T[n] = A[n] * 2 where n in 2..N;\n"
+                               "  S += T[n];\n"
+                               "}\n"
+                               "instance partial_local_summed = k<41>;\n"},
+      {"partial_explicit_local", "kernel k<N>(A: f32[N]) -> (O: f32[N]) {\n"
+                                 "  local T: f32[N];\n"
+                                 "  T[n] = A[n] where n in 1..N - 1;\n"
+                                 "  O[n] = T[n] + 1;\n"
+                                 "}\n"
+                                 "instance partial_explicit_local = k<33>;\n"},
+      // Integer arithmetic wraps, in every order of summation.
+      {"i8_sum_wraps", "kernel q<M, N, K>(A: i8[M, K], B: i8[K, N]) -> (C: i8[M, N]) {\n"
+                       "  C[m, n] += A[m, k] * B[k, n];\n"
+                       "}\n"
+                       "instance i8_sum_wraps = q<3, 17, 1025>;\n"},
+      {"i8_product_wraps", "kernel s<N>(A: i8[N], B: i8[N]) -> (O: i8[N]) {\n"
+                           "  O[i] = A[i] * B[i] * 3 - 100;\n"
+                           "}\n"
+                           "instance i8_product_wraps = s<37>;\n"},
+      {"i32_product_wraps", "kernel q<M, N, K>(A: i32[M, K], B: i32[K, N]) -> (C: i32[M, N]) {\n"
+                            "  C[m, n] += A[m, k] * B[k, n] * 123456789;\n"
+                            "}\n"
+                            "instance i32_product_wraps = q<5, 19, 67>;\n"},
+      {"int_division", "kernel d<N>(A: i32[N], B: i32[N], X: i8[N]) -> (O: i32[N], P: i8[N]) {\n"
+                       "  O[i] = A[i] / B[i] + abs(A[i]);\n"
+                       "  P[i] = X[i] / (X[i] - X[i]) + max(X[i], 3) * min(X[i], -2);\n"
+                       "}\n"
+                       "instance int_division = d<53>;\n"},
+      {"int_conversions", "kernel c<N>(X: f32[N], A: i32[N]) -> (O: i8[N], P: i8[N]) {\n"
+                          "  O[i] = i8(X[i] * 300.0);\n"
+                          "  P[i] = i8(A[i] * 40) + relu(i8(A[i]));\n"
+                          "}\n"
+                          "instance int_conversions = c<29>;\n"},
+      {"int_max_reduction", "kernel m<N, K>(A: i8[N, K]) -> (O: i8[N], P: i32[N]) {\n"
+                            "  O[i] max= A[i, k] * A[i, k];\n"
+                            "  P[i] min= i32(A[i, k]) * 1000000;\n"
+                            "}\n"
+                            "instance int_max_reduction = m<7, 23>;\n"},
+      // A diagonal read: its two dimensions share an index, so no fused lanes walk it.
+      {"diagonal", "kernel d(A: f32[3, 7, 7], B: f32[2]) -> (O: f32[3, 7]) {\n"
+                   "  O[s, k] += A[s, k, k] * B[l];\n"
+                   "}\n"
+                   "instance diagonal = d;\n"},
+      // Implicit locals take the type of what they are computed from, and scalars read back.
+      {"implicit_f64_chain", "kernel k<N>(A: f64[N]) -> (O: f64[N]) {\n"
+                             "  T[i] = A[i] * 3;\n"
+                             "  U[i] = T[i];\n"
+                             "  O[i] = U[i] + 0.1;\n"
+                             "}\n"
+                             "instance implicit_f64_chain = k<29>;\n"},
+      {"implicit_scalar", "kernel k<N>(A: f32[N]) -> (O: f32[N]) {\n"
+                          "  S += A[i] * A[i];\n"
+                          "  O[i] = A[i] / (S + 1);\n"
+                          "}\n"
+                          "instance implicit_scalar = k<47>;\n"},
+      // Reading the written tensor at the same point is fine.
+      {"same_point_update", "kernel k<N>(A: f32[N]) -> (O: f32[N]) {\n"
+                            "  O[i] = A[i];\n"
+                            "  O[i] = O[i] * O[i] + A[i];\n"
+                            "}\n"
+                            "instance same_point_update = k<37>;\n"},
+  };
+}
+
+schedule::ScheduleOptions options() {
+  schedule::ScheduleOptions o;
+  o.budget.candidates = 600;
+  o.budget.milliseconds = 1e9;
+  return o;
+}
+
+std::string render(Session &s) {
+  std::string out;
+  for (const auto &d : s.diagnostics().all())
+    out += renderDiagnostic(d, s.sources()) + "\n";
+  return out;
+}
+
+// Outputs and locals set to a value no kernel here computes, so that an element left unwritten
+// is seen.
+void poison(const ir::Kernel &k, interp::Buffers &b) {
+  for (size_t t = 0; t < k.tensors.size(); ++t)
+    if (k.tensors[t].role != ir::TensorRole::Input)
+      for (double &x : b[t])
+        x = ir::isFloat(k.tensors[t].type) ? std::numeric_limits<double>::quiet_NaN() : 77;
+}
+
+void expectSame(const ir::Kernel &k, const interp::Buffers &ref, const interp::Buffers &got,
+                const std::string &what) {
+  auto cmp = interp::compareOutputs(k, ref, got);
+  EXPECT_LE(cmp.maxRelError, interp::tolerance(k))
+      << what << ": worst at " << cmp.worstTensor << "[" << cmp.worstIndex << "]: got "
+      << got[size_t(k.tensorIndex(cmp.worstTensor))][cmp.worstIndex] << ", want "
+      << ref[size_t(k.tensorIndex(cmp.worstTensor))][cmp.worstIndex];
+}
+
+class ExecutorAgreement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ExecutorAgreement, EveryExecutorComputesTheReference) {
+  const Case &c = GetParam();
+  Session session;
+  session.loadText(c.name + ".isam", c.text);
+  auto kernels = session.instances({});
+  ASSERT_FALSE(session.diagnostics().hasErrors()) << render(session);
+  ASSERT_EQ(kernels.size(), 1u) << render(session);
+  const ir::Kernel &k = kernels[0];
+
+  interp::Buffers inputs = interp::randomInputs(k, 7);
+  interp::Buffers ref = inputs;
+  interp::run(k, ref);
+  {
+    // The interpreter itself does not depend on what the output buffers held.
+    interp::Buffers poisoned = inputs;
+    poison(k, poisoned);
+    interp::run(k, poisoned);
+    expectSame(k, ref, poisoned, "interpreter over poisoned outputs");
+  }
+
+  for (const char *name : {"host", "x86_avx2", "x86_avx512", "systolic16"}) {
+    SCOPED_TRACE(name);
+    auto target = session.target(name);
+    ASSERT_TRUE(target) << render(session);
+    schedule::KernelSchedule ks = session.schedule(k, *target, options());
+    ASSERT_FALSE(session.diagnostics().hasErrors()) << render(session);
+    std::string printed = schedule::printSchedule(ks, k, *target);
+
+    interp::Buffers executed = inputs;
+    poison(k, executed);
+    schedule::execute(ks, k, *target, executed);
+    expectSame(k, ref, executed, std::string("schedule IR on ") + name + "\n" + printed);
+
+    if (target->triple.empty()) {
+      interp::Buffers simulated = inputs;
+      poison(k, simulated);
+      accel::simulate(k, *target, ks, &simulated);
+      expectSame(k, ref, simulated, std::string("simulated on ") + name + "\n" + printed);
+      continue;
+    }
+    auto jit = backend::Jit::create(*target);
+    if (!jit) { // a description this CPU cannot run
+      llvm::consumeError(jit.takeError());
+      continue;
+    }
+    auto entry = (*jit)->add(k, ks);
+    ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+    interp::Buffers poisoned = inputs;
+    poison(k, poisoned);
+    backend::NativeBuffers native = backend::toNative(k, poisoned);
+    (*entry)(native.args.data());
+    interp::Buffers got = inputs;
+    backend::fromNative(k, native, got);
+    expectSame(k, ref, got, std::string("native on ") + name + "\n" + printed);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue15, ExecutorAgreement, ::testing::ValuesIn(cases()),
+                         [](const auto &info) { return info.param.name; });
+
+// The meaning the executors agree on, spelled out on values.
+TEST(IntegerSemantics, WrapsArithmeticAndSaturatesConversions) {
+  EXPECT_EQ(interp::wrapTo(ir::ElemType::I8, 128), -128);
+  EXPECT_EQ(interp::wrapTo(ir::ElemType::I8, -129), 127);
+  EXPECT_EQ(interp::wrapTo(ir::ElemType::I8, 1000), -24);
+  EXPECT_EQ(interp::wrapTo(ir::ElemType::I32, 4294967296.0 + 5), 5);
+  EXPECT_EQ(interp::roundTo(ir::ElemType::I8, 1000), 127);
+  EXPECT_EQ(interp::roundTo(ir::ElemType::I8, -2.9), -2);
+  EXPECT_EQ(interp::roundTo(ir::ElemType::I32, std::nan("")), 0);
+}
+
+TEST(IntegerSemantics, SumIsIndependentOfOrder) {
+  // 100 * 100 + 100 * 100 + ... in i8: the wrapped sum is the exact sum modulo 256.
+  double forward = 0, backward = 0;
+  for (int i = 0; i < 50; ++i)
+    forward = interp::combine(ir::ReduceOp::Sum, ir::ElemType::I8, forward,
+                              interp::wrapTo(ir::ElemType::I8, 100.0 * (i + 1)));
+  for (int i = 50; i-- > 0;)
+    backward = interp::combine(ir::ReduceOp::Sum, ir::ElemType::I8, backward,
+                               interp::wrapTo(ir::ElemType::I8, 100.0 * (i + 1)));
+  EXPECT_EQ(forward, backward);
+  EXPECT_EQ(forward, interp::wrapTo(ir::ElemType::I8, 100.0 * 50 * 51 / 2));
+}
+
+TEST(PartialWrites, TensorsWhoseFirstWriterLeavesElementsStartAtZero) {
+  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (O: f32[N], P: f32[N], Q: f32[N]) {\n"
+                         "  O[i] = A[i] where i in 0..3;\n"
+                         "  P[i] = A[i];\n"
+                         "  P[i] = A[i] + 1 where i in 0..2;\n"
+                         "  Q[i] = A[i] where i in 1..N;\n"
+                         "  Q[i] = A[i] + 2;\n"
+                         "}\n"
+                         "instance x = k<5>;\n");
+  auto kernels = s->instances({});
+  ASSERT_EQ(kernels.size(), 1u);
+  const ir::Kernel &k = kernels[0];
+  EXPECT_FALSE(ir::startsZeroed(k, k.tensorIndex("A")));
+  EXPECT_TRUE(ir::startsZeroed(k, k.tensorIndex("O")));
+  EXPECT_FALSE(ir::startsZeroed(k, k.tensorIndex("P"))); // its first writer covers it
+  EXPECT_TRUE(ir::startsZeroed(k, k.tensorIndex("Q")));  // its first writer does not
+}
+
+} // namespace
+
+namespace {
+
+// A subtree of literals takes the type of its context, as a literal does: in an i32 kernel,
+// `log(4)` is an i32 (1), never an f32 that one executor converts and another does not.
+TEST(LiteralTyping, FunctionsOfLiteralsTakeTheirContextsType) {
+  auto s = test::analyse("kernel k(X: i32[6]) -> (Y: i32[6]) { Y[i] = min(log(4), X[i]) - 5; }\n"
+                         "instance x = k;\n");
+  auto kernels = s->instances({});
+  ASSERT_EQ(kernels.size(), 1u);
+  const ir::Expr &rhs = kernels[0].statements[0].rhs; // min(log(4), X[i]) - 5
+  ASSERT_EQ(rhs.args.size(), 2u);
+  const ir::Expr &min = rhs.args[0];
+  ASSERT_EQ(min.args.size(), 2u);
+  EXPECT_EQ(min.type, ir::ElemType::I32);
+  EXPECT_EQ(min.args[0].type, ir::ElemType::I32); // log(4)
+  EXPECT_EQ(min.args[0].args[0].type, ir::ElemType::I32);
+  EXPECT_EQ(rhs.args[1].type, ir::ElemType::I32); // 5
+}
+
+} // namespace
