@@ -21,7 +21,8 @@ Action registerMap(CLI::App &app) {
     size_t maxCandidates = 32;
   };
   auto opts = std::make_shared<Options>();
-  auto *cmd = app.add_subcommand("map", "Find every way each statement runs on a target's instructions");
+  auto *cmd =
+      app.add_subcommand("map", "Find every way each statement runs on a target's instructions");
   cmd->add_option("file", opts->file, "The .isam file")->required();
   cmd->add_option("-t,--target", opts->target, "Target or system name (e.g. x86_avx512, soc)")
       ->required();

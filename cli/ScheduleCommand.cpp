@@ -68,8 +68,9 @@ Action registerSchedule(CLI::App &app) {
         if (opts->common.format == Format::Text)
           std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
                     << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") "
-                    << (ok ? "PASS" : "FAIL at " + cmp.worstTensor + "[" +
-                                          std::to_string(cmp.worstIndex) + "]")
+                    << (ok ? "PASS"
+                           : "FAIL at " + cmp.worstTensor + "[" + std::to_string(cmp.worstIndex) +
+                                 "]")
                     << "\n\n";
       }
       results.push_back(j);

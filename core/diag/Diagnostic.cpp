@@ -160,8 +160,8 @@ std::string closestMatch(const std::string &word, const std::vector<std::string>
     for (size_t i = 1; i <= word.size(); ++i) {
       cur[0] = i;
       for (size_t j = 1; j <= c.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
-                           prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
+        cur[j] = std::min(
+            {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
       std::swap(prev, cur);
     }
     if (prev[c.size()] < bestDistance) {

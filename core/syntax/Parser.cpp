@@ -126,12 +126,14 @@ public:
       unsigned char c = text_[range.begin];
       if (c >= 0x80) {
         // The whole UTF-8 sequence, not its first byte.
-        while (range.end < text_.size() && (static_cast<unsigned char>(text_[range.end]) & 0xC0) == 0x80)
+        while (range.end < text_.size() &&
+               (static_cast<unsigned char>(text_[range.end]) & 0xC0) == 0x80)
           ++range.end;
         diags_.error("E0101", range,
                      "unexpected non-ASCII character (only comments and strings may hold one)");
       } else if (c == '"') {
-        diags_.error("E0101", range, "unterminated string: a string ends with '\"' on the same line");
+        diags_.error("E0101", range,
+                     "unterminated string: a string ends with '\"' on the same line");
       } else {
         std::string shown = c < 0x20 || c == 0x7f ? "control character"
                                                   : "character '" + std::string(1, char(c)) + "'";
@@ -157,7 +159,8 @@ public:
       bool wantsSemi = set == "';'" || set.find(", ';'") != std::string::npos ||
                        set.find("{';'") != std::string::npos;
       if (wantsSemi && offending &&
-          (offending->getType() == IsamLexer::RBRACE || offending->getLine() > previousLine(range.begin))) {
+          (offending->getType() == IsamLexer::RBRACE ||
+           offending->getLine() > previousLine(range.begin))) {
         // The common case: a statement or declaration missing its ';' at the end of a line.
         uint32_t at = previousTokenEnd(range.begin);
         diags_.error("E0101", {file_, at, at}, "expected ';' before " + tokenDisplay(offending))
@@ -595,10 +598,10 @@ bool withinLimits(antlr4::CommonTokenStream &tokens, FileId file, const ParseLim
                       " levels; isamap does not read this file further");
       return false;
     }
-    statementTokens = (type == IsamLexer::SEMI || type == IsamLexer::LBRACE ||
-                       type == IsamLexer::RBRACE)
-                          ? 0
-                          : statementTokens + 1;
+    statementTokens =
+        (type == IsamLexer::SEMI || type == IsamLexer::LBRACE || type == IsamLexer::RBRACE)
+            ? 0
+            : statementTokens + 1;
     if (statementTokens > limits.maxStatementTokens) {
       diags.error("E0104", r,
                   "this statement is longer than " + std::to_string(limits.maxStatementTokens) +

@@ -35,7 +35,8 @@ TEST(CheckCli, ErrorsExitOneWithCaret) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find(path + ":2:23: error[E0203]: unknown tensor 'C'"), std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("    B[i] = relu(A[i]) + C[i];\n" + std::string(24, ' ') + "^"), std::string::npos)
+  EXPECT_NE(r.err.find("    B[i] = relu(A[i]) + C[i];\n" + std::string(24, ' ') + "^"),
+            std::string::npos)
       << r.err;
 }
 
@@ -116,7 +117,8 @@ TEST(DumpIrCli, InstanceAndDefines) {
 }
 
 TEST(DumpIrCli, TargetFromHwdesc) {
-  std::string path = tempFile("imp.isam", std::string("import \"hwdesc/x86_avx512.isam\";\n") + kGood);
+  std::string path =
+      tempFile("imp.isam", std::string("import \"hwdesc/x86_avx512.isam\";\n") + kGood);
   if (!fs::exists(test::sourceDir() + "/hwdesc/x86_avx512.isam"))
     GTEST_SKIP() << "hwdesc/x86_avx512.isam not written yet";
   auto r = test::run(kIsamap + " dump-ir " + path);

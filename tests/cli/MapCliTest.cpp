@@ -21,7 +21,9 @@ std::string tempFile(const std::string &name, const std::string &text) {
   return test::tempFile("map-cli", name, text);
 }
 
-test::RunResult map(const std::string &args) { return test::run(kIsamap + " map " + args); }
+test::RunResult map(const std::string &args) {
+  return test::run(kIsamap + " map " + args);
+}
 
 std::vector<std::string> lines(const std::string &text) {
   std::vector<std::string> out;
@@ -59,8 +61,8 @@ TEST(MapCli, TextRanksCandidatesAndExplainsRejections) {
   EXPECT_EQ(ls[0], "gemm_2560x64x2560 s0: C[m, n] += A[m, k] * B[k, n]    for m < 2560, n < 64; "
                    "sum over k < 2560");
   std::smatch h;
-  ASSERT_TRUE(std::regex_match(ls[1], h,
-                               std::regex(R"(  on x86_avx512: (\d+) mappings?, (\d+) rejected)")))
+  ASSERT_TRUE(
+      std::regex_match(ls[1], h, std::regex(R"(  on x86_avx512: (\d+) mappings?, (\d+) rejected)")))
       << ls[1];
   size_t mappings = std::stoul(h[1]), rejected = std::stoul(h[2]);
   EXPECT_GE(mappings, 2u);
@@ -364,11 +366,12 @@ TEST(MapCli, UsageErrorsExitTwo) {
   std::string gemm = test::samplePath("gemm.isam");
   for (const std::string &args : std::vector<std::string>{
            "", gemm, "--target x86_avx512", gemm + " --target x86_avx512 --format=xml",
-        gemm + " --target x86_avx512 --budget-ms 0", gemm + " --target x86_avx512 --budget-ms -5",
-        gemm + " --target x86_avx512 --budget-ms x",
-        gemm + " --target x86_avx512 --max-candidates 0",
-        gemm + " --target x86_avx512 --no-such-option",
-        gemm + " --target x86_avx512 --instance a --kernel b"}) {
+           gemm + " --target x86_avx512 --budget-ms 0",
+           gemm + " --target x86_avx512 --budget-ms -5",
+           gemm + " --target x86_avx512 --budget-ms x",
+           gemm + " --target x86_avx512 --max-candidates 0",
+           gemm + " --target x86_avx512 --no-such-option",
+           gemm + " --target x86_avx512 --instance a --kernel b"}) {
     auto r = map(args);
     EXPECT_EQ(r.exitCode, 2) << "isamap map " << args << "\n" << r.err;
     EXPECT_EQ(r.out, "") << args;
@@ -392,9 +395,9 @@ TEST(MapCli, TinyBudgetWarnsAndStillSucceeds) {
   for (const char *t : {"systolic16", "x86_avx512"}) {
     auto r = map(path + " --target " + t + " --budget-ms 0.001");
     EXPECT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_NE(r.err.find(path + ":2:3: warning[W0301]: the mapping search on " + t +
-                         " ran out of its"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find(path + ":2:3: warning[W0301]: the mapping search on " + t + " ran out of its"),
+        std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("raise --budget-ms"), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("(search budget exhausted: the list may be incomplete)"),

@@ -37,10 +37,12 @@ TEST(Robustness, RandomBytes) {
 }
 
 TEST(Robustness, RandomTokens) {
-  const char *pieces[] = {"kernel", "instance", "target", "memory", "instr", "move", "system",
-                          "(", ")", "[", "]", "{", "}", "<", ">", ",", ":", ";", "=", "+=",
-                          "max=", "->", "..", "*", "+", "-", "/", "f32", "A", "i", "16", "2.5",
-                          "where", "in", "out", "inout", "\"s\"", "cost", "asm", "GiB", "import"};
+  const char *pieces[] = {
+      "kernel", "instance", "target", "memory", "instr", "move",  "system", "(",   ")",
+      "[",      "]",        "{",      "}",      "<",     ">",     ",",      ":",   ";",
+      "=",      "+=",       "max=",   "->",     "..",    "*",     "+",      "-",   "/",
+      "f32",    "A",        "i",      "16",     "2.5",   "where", "in",     "out", "inout",
+      "\"s\"",  "cost",     "asm",    "GiB",    "import"};
   std::mt19937 rng(7);
   for (int round = 0; round < 500; ++round) {
     std::string text;
@@ -82,8 +84,8 @@ TEST(Robustness, DeepNestingIsRejectedNotRecursed) {
                      "A[i]" + std::string(100000, ')') + "; }";
   auto s = test::analyse(text);
   EXPECT_EQ(test::withCode(*s, "E0103").size(), 1u);
-  std::string minus = "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = " + std::string(100000, '-') +
-                      "A[i]; }";
+  std::string minus =
+      "kernel k(A: f32[4]) -> (B: f32[4]) { B[i] = " + std::string(100000, '-') + "A[i]; }";
   auto m = test::analyse(minus);
   EXPECT_EQ(test::withCode(*m, "E0103").size(), 1u);
 }
@@ -116,7 +118,8 @@ TEST(Robustness, InvalidUtf8IsReportedOnce) {
 }
 
 TEST(Robustness, NonAsciiInCommentsAndStringsIsFine) {
-  auto s = test::analyse("// größe: ½ 🚀\nkernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i]; /* é */ }\n");
+  auto s =
+      test::analyse("// größe: ½ 🚀\nkernel k(A: f32[4]) -> (B: f32[4]) { B[i] = A[i]; /* é */ }\n");
   EXPECT_FALSE(s->diagnostics().hasErrors());
 }
 
