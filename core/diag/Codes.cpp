@@ -56,6 +56,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0702", "schedule pin does not fit the mapping"},
       {"E0703", "no schedule satisfies the pins"},
       {"E0704", "malformed schedule block"},
+      {"E0705", "schedule pin does not fit the statement"},
   };
   return codes;
 }

@@ -1,10 +1,11 @@
 // Name resolution over ASTs (see SymbolIndex.h). The rules are sema's: sema/Kernels.cpp (top-level
 // names, kernel scopes, implicit locals), sema/Lowering.cpp (in a statement, a name is a size
 // parameter, else a tensor, else an index of that statement) and sema/Hardware.cpp (targets,
-// property blocks, instructions, systems); driver/Session.cpp reads `schedule` blocks.
+// property blocks, instructions, systems) and sema/ScheduleBlocks.cpp (`schedule` blocks).
 #include "index/SymbolIndex.h"
 
 #include "ir/Compute.h"
+#include "sema/ScheduleKeys.h"
 #include "sema/Sema.h"
 
 #include <algorithm>
@@ -86,10 +87,6 @@ using Block = sema::PropertyBlock;
 bool isPropertyKey(Block b, std::string_view key) {
   auto keys = sema::propertyKeys(b);
   return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
-bool isScheduleKey(std::string_view w) {
-  return oneOf(w, {"map", "tile", "order", "parallel"});
 }
 
 // ---- short texts for details ------------------------------------------------------------------
@@ -573,7 +570,7 @@ private:
       schedule(b, statements);
   }
 
-  // A `schedule` block pins the statement written before it (driver/Session.cpp pinsOf). Its
+  // A `schedule` block pins the statement written before it (sema/ScheduleBlocks.h). Its
   // levels and instructions belong to the target the kernel is scheduled for, which the file
   // does not say: the target declaring the block's `map` instruction is preferred, else the
   // first loaded target that declares the name.
@@ -582,15 +579,19 @@ private:
                                ? &statements[b.afterStatement - 1]
                                : nullptr;
     const TargetInfo *preferred = nullptr;
+    auto isMap = [](const ast::ScheduleItem &item) {
+      const sema::ScheduleKeyInfo *key = sema::scheduleKey(item.key.name);
+      return key && key->key == sema::ScheduleKey::Map;
+    };
     for (const auto &item : b.items)
-      if (item.key.name == "map")
+      if (isMap(item))
         for (const auto &v : item.values)
           for (const TargetInfo &t : targets_)
             if (v.name && !preferred && t.instrs.find(v.name->name) >= 0)
               preferred = &t;
     for (const auto &item : b.items) {
-      mark(item.key.range,
-           isScheduleKey(item.key.name) ? OccurrenceKind::ScheduleKey : OccurrenceKind::Unresolved);
+      mark(item.key.range, sema::scheduleKey(item.key.name) ? OccurrenceKind::ScheduleKey
+                                                            : OccurrenceKind::Unresolved);
       if (item.level) {
         int m = preferred ? preferred->memories.find(item.level->name) : -1;
         for (size_t t = 0; t < targets_.size() && m < 0; ++t)
@@ -601,7 +602,7 @@ private:
         if (!v.name)
           continue;
         int s = -1;
-        if (item.key.name == "map") {
+        if (isMap(item)) {
           for (size_t t = 0; t < targets_.size() && s < 0; ++t)
             s = targets_[t].instrs.find(v.name->name);
         } else if (indices) {

@@ -40,6 +40,19 @@ TEST(CheckCli, ErrorsExitOneWithCaret) {
       << r.err;
 }
 
+TEST(CheckCli, ScheduleBlockErrorsAreCheckErrors) {
+  // Without any target: what a block says is checked against the kernel alone.
+  std::string path =
+      tempFile("pinned.isam", "kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n"
+                              "  schedule { tyle DRAM: i 4; }\n}\ninstance k8 = k<8>;\n");
+  auto r = test::run(kIsamap + " check " + path);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find(path + ":3:14: error[E0704]: unknown schedule item 'tyle' (did you "
+                              "mean 'tile'?)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CheckCli, JsonDiagnostics) {
   std::string path = tempFile("bad.isam", kBad);
   auto r = test::run(kIsamap + " check --format=json " + path);
