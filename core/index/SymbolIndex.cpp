@@ -7,6 +7,7 @@
 #include "ir/Compute.h"
 #include "sema/ScheduleKeys.h"
 #include "sema/Sema.h"
+#include "syntax/Tokens.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -50,18 +51,6 @@ const char *symbolKindName(SymbolKind kind) {
 namespace {
 
 using ExprKind = ast::Expr::Kind;
-
-bool oneOf(std::string_view word, std::initializer_list<std::string_view> words) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
-// The grammar's keywords (grammar/Isam.g4): never identifiers.
-bool isKeyword(std::string_view w) {
-  return oneOf(w,
-               {"import", "kernel", "instance",  "local",  "where", "in",     "schedule", "target",
-                "llvm",   "memory", "registers", "unit",   "instr", "move",   "on",       "out",
-                "inout",  "cost",   "asm",       "system", "host",  "device", "shared",   "link"});
-}
 
 bool isIdentifier(std::string_view w) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
@@ -911,7 +900,7 @@ bool SymbolIndex::canRename(int symbol, std::string_view newName, std::string *w
   quoted.append(newName).push_back('\'');
   if (!isIdentifier(newName))
     return no(quoted + " is not an identifier (a letter or '_', then letters, digits or '_')");
-  if (isKeyword(newName))
+  if (syntax::isKeyword(newName))
     return no(quoted + " is a keyword");
   if (isElemType(newName))
     return no(quoted + " is an element type");
