@@ -28,11 +28,10 @@ std::string joined(const std::vector<std::string> &names) {
 // written access are the write indices; the others are reduced.
 struct StatementIndices {
   std::vector<std::string> names; // the write indices in order, then the others by first use
+  std::set<std::string> all;      // the same, to look up
   std::set<std::string> reductions;
 
-  bool has(const std::string &name) const {
-    return std::find(names.begin(), names.end(), name) != names.end();
-  }
+  bool has(const std::string &name) const { return all.count(name) > 0; }
   std::vector<std::string> writeIndices() const {
     std::vector<std::string> out;
     for (const auto &n : names)
@@ -84,7 +83,7 @@ private:
   StatementIndices out_;
 
   void add(const std::string &name) {
-    if (!out_.has(name))
+    if (out_.all.insert(name).second)
       out_.names.push_back(name);
   }
   void index(const ast::Expr &e) {
@@ -122,6 +121,8 @@ public:
       // its items' forms are checked, and they pin nothing when the statement is lost.
       StatementPins lost;
       StatementPins &pins = follows ? out_.statements[block.afterStatement - 1] : lost;
+      Seen lostSeen;
+      seen_ = follows ? &seenByStatement_[block.afterStatement - 1] : &lostSeen;
       pins.range = block.range;
       std::optional<StatementIndices> indices;
       if (!k_.incomplete)
@@ -137,6 +138,14 @@ private:
   const ast::KernelDecl &k_;
   DiagnosticSink &diags_;
   KernelPins out_;
+  // Where each tile and order of a statement's pins is, by (memory, index) and memory: a block
+  // may hold many items, and each is looked up.
+  struct Seen {
+    std::map<std::pair<std::string, std::string>, size_t> tiles;
+    std::map<std::string, size_t> orders;
+  };
+  std::map<size_t, Seen> seenByStatement_;
+  Seen *seen_ = nullptr; // the current block's statement's
 
   Diagnostic &malformed(SourceRange range, const std::string &message) {
     out_.ok = false;
@@ -246,14 +255,13 @@ private:
       }
       if (!isIndex(*v.name, indices))
         continue;
-      auto same = std::find_if(pins.tiles.begin(), pins.tiles.end(), [&](const PinnedTile &t) {
-        return t.memory.name == item.level->name && t.index.name == v.name->name;
-      });
-      if (same == pins.tiles.end())
+      auto [at, added] =
+          seen_->tiles.emplace(std::pair{item.level->name, v.name->name}, pins.tiles.size());
+      if (added)
         pins.tiles.push_back({*item.level, *v.name, int64_t(*v.number)});
-      else if (same->size != int64_t(*v.number))
+      else if (pins.tiles[at->second].size != int64_t(*v.number))
         pinnedTwice(v.range, "the tile of '" + v.name->name + "' at '" + item.level->name + "'",
-                    same->index.range);
+                    pins.tiles[at->second].index.range);
     }
   }
 
@@ -277,13 +285,12 @@ private:
         return;
       }
     }
-    auto same = std::find_if(pins.orders.begin(), pins.orders.end(), [&](const PinnedOrder &o) {
-      return o.memory.name == item.level->name;
-    });
-    if (same == pins.orders.end()) {
+    auto [at, added] = seen_->orders.emplace(item.level->name, pins.orders.size());
+    if (added) {
       pins.orders.push_back({*item.level, std::move(names)});
       return;
     }
+    const PinnedOrder *same = &pins.orders[at->second];
     bool equal = std::equal(names.begin(), names.end(), same->indices.begin(), same->indices.end(),
                             [](const auto &a, const auto &b) { return a.name == b.name; });
     if (!equal)
