@@ -235,17 +235,6 @@ TEST(ScheduleCli, PinsAreHonoured) {
   EXPECT_EQ(j["parallel"], "m");
 }
 
-TEST(ScheduleCli, ImpossiblePinIsAnInputError) {
-  std::string file = tempFile("badpin.isam", withPins("map add16;"));
-  auto r = scheduleCmd(file + " -t x86_avx512");
-  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
-  EXPECT_TRUE(has(r.err, "error[E0701]: the pinned instruction 'add16' cannot run statement s0"))
-      << r.err;
-  EXPECT_TRUE(has(r.err, "schedule { map add16; }")) << "the source line is shown\n" << r.err;
-  auto j = scheduleCmd(file + " -t x86_avx512 --format=json");
-  EXPECT_EQ(j.exitCode, 1);
-}
-
 // ---- exit codes -------------------------------------------------------------------------------
 
 TEST(ScheduleCli, BadFlagsAreUsageErrors) {
