@@ -2,6 +2,7 @@
 // cancelled, and work-done progress reporting when the client gave a token.
 #pragma once
 
+#include "lsp/ProtocolJson.h"
 #include "lsp/Rpc.h"
 #include "lsp/Workspace.h"
 
@@ -32,7 +33,7 @@ struct Call {
 
   // The open document the request names (params.textDocument.uri), analysed.
   std::shared_ptr<Analysis> document() const {
-    return workspace.current(stringAt(required(params, "textDocument"), "uri"));
+    return workspace.current(documentUri(params));
   }
 
 private:
@@ -50,7 +51,7 @@ struct Feature {
   bool slow = false; // runs compiler stages that may take a while: served apart from quick ones
 };
 
-// Every request the server answers beyond the lifecycle ones, by method name.
+// Every request the server answers beyond the lifecycle ones, by method name (Handlers.cpp).
 std::map<std::string, Feature> features();
 
 // The capabilities that match features() (for the initialize result).
