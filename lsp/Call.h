@@ -32,9 +32,7 @@ struct Call {
   void progressEnd() const { progress({{"kind", "end"}}); }
 
   // The open document the request names (params.textDocument.uri), analysed.
-  std::shared_ptr<Analysis> document() const {
-    return workspace.current(documentUri(params));
-  }
+  std::shared_ptr<Analysis> document() const { return workspace.current(documentUri(params)); }
 
 private:
   void progress(json value) const {
