@@ -380,127 +380,160 @@ std::string scheduleGraph(const ir::Kernel &k, const hw::Target &t,
   return g.str();
 }
 
+namespace {
+
+// The picture of a partition: a cluster per unit of the system, each statement in the unit
+// that runs it with the tensors it reads and writes there, and the transfers between units.
+struct PartitionBuilder {
+  Graph &graph;
+  const ir::Kernel &kernel;
+  const hw::System &system;
+  const std::vector<hw::Target> &units;
+  const Options &options;
+  std::map<std::string, Graph::Cluster> clusterOf;
+
+  bool isHost(const std::string &unit) const {
+    return std::find(system.hosts.begin(), system.hosts.end(), unit) != system.hosts.end();
+  }
+
+  Graph::Cluster unitCluster(const std::string &unit) {
+    if (auto it = clusterOf.find(unit); it != clusterOf.end())
+      return it->second;
+    std::string label = unit + (isHost(unit) ? " (host)" : " (device)");
+    for (const auto &target : units)
+      if (target.name == unit)
+        label += ": " + std::to_string(target.cores) + " core" + (target.cores == 1 ? "" : "s") +
+                 ", " + clockText(target.clockHz);
+    Graph::Cluster cluster = graph.cluster(Graph::kRoot, "unit." + unit,
+                                           {{"label", sanitize(label, options.maxLabelChars)},
+                                            {"style", "rounded,filled"},
+                                            {"fillcolor", isHost(unit) ? "#eef4fb" : "#f3eefa"},
+                                            {"color", isHost(unit) ? "#3d7fbf" : "#7b5ca8"},
+                                            {"penwidth", "1.5"}});
+    clusterOf[unit] = cluster;
+    return cluster;
+  }
+
+  // The tensor's node in the unit's cluster (one per unit that uses it); returns its id.
+  std::string tensorAt(const std::string &unit, int tensorIndex) {
+    const ir::Tensor &tensor = kernel.tensors[size_t(tensorIndex)];
+    std::string id = unit + ".tensor." + tensor.name;
+    graph.node(
+        unitCluster(unit), id,
+        {{"shape", "box"},
+         {"style", "filled"},
+         {"fillcolor", style::roleFill(tensor.role)},
+         {"label", sanitize(tensor.name + ": " + tensorType(tensor), options.maxLabelChars)}});
+    return id;
+  }
+
+  // The tensors a statement reads (its target too when it accumulates), each once.
+  std::vector<int> inputsOf(const ir::Statement &stmt) const {
+    std::vector<int> inputs;
+    std::function<void(const ir::Expr &)> reads = [&](const ir::Expr &e) {
+      if (e.kind == ir::Expr::Kind::Read && e.access.tensor >= 0 &&
+          size_t(e.access.tensor) < kernel.tensors.size() &&
+          std::find(inputs.begin(), inputs.end(), e.access.tensor) == inputs.end())
+        inputs.push_back(e.access.tensor);
+      for (const auto &arg : e.args)
+        reads(arg);
+    };
+    reads(stmt.rhs);
+    if (stmt.accumulates && stmt.lhs.tensor >= 0 &&
+        std::find(inputs.begin(), inputs.end(), stmt.lhs.tensor) == inputs.end())
+      inputs.push_back(stmt.lhs.tensor);
+    return inputs;
+  }
+
+  void placement(const mapping::Placement &placed) {
+    const ir::Statement &stmt = kernel.statements[placed.statement];
+    std::string id = statementName(placed.statement);
+    std::vector<int> inputs = inputsOf(stmt);
+    std::vector<std::string> inputIds;
+    for (int tensor : inputs)
+      inputIds.push_back(tensorAt(placed.unit, tensor));
+    std::string how = placed.instruction.empty() ? "scalar code" : placed.instruction;
+    std::string able;
+    for (const auto &unit : placed.ableUnits)
+      able += (able.empty() ? "" : ", ") + unit;
+    std::string label =
+        "<B>" + html(id) + "</B>: " +
+        htmlParagraph(sanitize(statementExpression(stmt, kernel.tensors), options.maxLabelChars),
+                      options.wrapWidth) +
+        html(how + ", ~" + number(placed.seconds * 1e6, 4) + " us") + "<BR ALIGN=\"LEFT\"/>" +
+        "<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
+        html(able.empty() ? "no unit runs it fully: the host runs it"
+                          : "able: " + sanitize(able, options.maxLabelChars)) +
+        "</FONT><BR ALIGN=\"LEFT\"/>";
+    graph.node(unitCluster(placed.unit), id,
+               {{"shape", "box"},
+                {"style", "rounded,filled"},
+                {"fillcolor", style::kStatementFill},
+                {"label", Value::Html(label)}});
+    for (const auto &inputId : inputIds)
+      graph.edge(inputId, id, {{"color", style::kRead}});
+    if (stmt.lhs.tensor >= 0 && size_t(stmt.lhs.tensor) < kernel.tensors.size())
+      graph.edge(id, tensorAt(placed.unit, stmt.lhs.tensor),
+                 {{"color", style::kWrite},
+                  {"penwidth", "1.8"},
+                  {"label", std::string(ir::reduceOpText(stmt.reduce))}});
+  }
+
+  void transfer(const mapping::Transfer &moved) {
+    int tensor = kernel.tensorIndex(moved.tensor);
+    if (tensor < 0)
+      return;
+    std::string from = tensorAt(moved.from, tensor), to = tensorAt(moved.to, tensor);
+    std::string label = moved.tensor + ": " + bytes(double(moved.bytes)) +
+                        (moved.sharedMemory ? "\nshared memory: no copy" : "\ncopied");
+    graph.edge(from, to,
+               {{"label", sanitize(label, options.maxLabelChars)},
+                {"color", moved.sharedMemory ? "#7b5ca8" : style::kMove},
+                {"fontcolor", moved.sharedMemory ? "#7b5ca8" : style::kMove},
+                {"style", moved.sharedMemory ? "dashed" : "bold"},
+                {"penwidth", "2"}});
+  }
+
+  // A unit that runs nothing still shows (an empty cluster would not be drawn).
+  void markIdleUnits(const mapping::Partition &partition) {
+    for (const auto &target : units) {
+      bool used = false;
+      for (const auto &placed : partition.placements)
+        used = used || placed.unit == target.name;
+      for (const auto &moved : partition.transfers)
+        used = used || moved.from == target.name || moved.to == target.name;
+      if (!used)
+        graph.node(unitCluster(target.name), target.name + ".idle",
+                   {{"shape", "plain"},
+                    {"style", "solid"},
+                    {"fontcolor", style::kMuted},
+                    {"label", "runs no statement of this kernel"}},
+                   true);
+    }
+  }
+};
+
+} // namespace
+
 std::string partitionGraph(const ir::Kernel &k, const hw::System &sys,
                            const std::vector<hw::Target> &units, const mapping::Partition &p,
                            const Options &o) {
   double seconds = 0;
-  for (const auto &pl : p.placements)
-    seconds += pl.seconds;
+  for (const auto &placed : p.placements)
+    seconds += placed.seconds;
   std::string title = "placement of " + k.name + " on system " + sys.name + ": ~" +
                       number(seconds * 1e6, 3) + " us";
   Graph g = style::makeGraph("partition " + k.name, title, o);
-  auto isHost = [&](const std::string &u) {
-    return std::find(sys.hosts.begin(), sys.hosts.end(), u) != sys.hosts.end();
-  };
-  std::map<std::string, Graph::Cluster> clusterOf;
-  auto unitCluster = [&](const std::string &u) {
-    if (auto it = clusterOf.find(u); it != clusterOf.end())
-      return it->second;
-    std::string label = u + (isHost(u) ? " (host)" : " (device)");
-    for (const auto &t : units)
-      if (t.name == u)
-        label += ": " + std::to_string(t.cores) + " core" + (t.cores == 1 ? "" : "s") + ", " +
-                 clockText(t.clockHz);
-    Graph::Cluster c = g.cluster(Graph::kRoot, "unit." + u,
-                                 {{"label", sanitize(label, o.maxLabelChars)},
-                                  {"style", "rounded,filled"},
-                                  {"fillcolor", isHost(u) ? "#eef4fb" : "#f3eefa"},
-                                  {"color", isHost(u) ? "#3d7fbf" : "#7b5ca8"},
-                                  {"penwidth", "1.5"}});
-    clusterOf[u] = c;
-    return c;
-  };
+  PartitionBuilder builder{g, k, sys, units, o, {}};
   // Every unit gets its cluster, in the system's order, even when it runs nothing.
-  for (const auto &t : units)
-    unitCluster(t.name);
-  auto tensorAt = [&](const std::string &unit, int t) {
-    const ir::Tensor &x = k.tensors[size_t(t)];
-    std::string id = unit + ".tensor." + x.name;
-    g.node(unitCluster(unit), id,
-           {{"shape", "box"},
-            {"style", "filled"},
-            {"fillcolor", style::roleFill(x.role)},
-            {"label", sanitize(x.name + ": " + tensorType(x), o.maxLabelChars)}});
-    return id;
-  };
-  auto tensorIndex = [&](const std::string &name) { return k.tensorIndex(name); };
-
-  std::function<void(const ir::Expr &, std::vector<int> &)> reads = [&](const ir::Expr &e,
-                                                                        std::vector<int> &out) {
-    if (e.kind == ir::Expr::Kind::Read && e.access.tensor >= 0 &&
-        size_t(e.access.tensor) < k.tensors.size() &&
-        std::find(out.begin(), out.end(), e.access.tensor) == out.end())
-      out.push_back(e.access.tensor);
-    for (const auto &a : e.args)
-      reads(a, out);
-  };
-  for (const auto &pl : p.placements) {
-    if (pl.statement >= k.statements.size())
-      continue;
-    const ir::Statement &s = k.statements[pl.statement];
-    std::string sid = statementName(pl.statement);
-    std::vector<int> in;
-    reads(s.rhs, in);
-    if (s.accumulates && s.lhs.tensor >= 0 &&
-        std::find(in.begin(), in.end(), s.lhs.tensor) == in.end())
-      in.push_back(s.lhs.tensor);
-    std::vector<std::string> inIds;
-    for (int t : in)
-      inIds.push_back(tensorAt(pl.unit, t));
-    std::string how = pl.instruction.empty() ? "scalar code" : pl.instruction;
-    std::string able;
-    for (const auto &u : pl.ableUnits)
-      able += (able.empty() ? "" : ", ") + u;
-    std::string label =
-        "<B>" + html(sid) + "</B>: " +
-        htmlParagraph(sanitize(statementExpression(s, k.tensors), o.maxLabelChars), o.wrapWidth) +
-        html(how + ", ~" + number(pl.seconds * 1e6, 4) + " us") + "<BR ALIGN=\"LEFT\"/>" +
-        "<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
-        html(able.empty() ? "no unit runs it fully: the host runs it"
-                          : "able: " + sanitize(able, o.maxLabelChars)) +
-        "</FONT><BR ALIGN=\"LEFT\"/>";
-    g.node(unitCluster(pl.unit), sid,
-           {{"shape", "box"},
-            {"style", "rounded,filled"},
-            {"fillcolor", style::kStatementFill},
-            {"label", Value::Html(label)}});
-    for (size_t i = 0; i < in.size(); ++i)
-      g.edge(inIds[i], sid, {{"color", style::kRead}});
-    if (s.lhs.tensor >= 0 && size_t(s.lhs.tensor) < k.tensors.size())
-      g.edge(sid, tensorAt(pl.unit, s.lhs.tensor),
-             {{"color", style::kWrite},
-              {"penwidth", "1.8"},
-              {"label", std::string(ir::reduceOpText(s.reduce))}});
-  }
-  for (const auto &x : p.transfers) {
-    int t = tensorIndex(x.tensor);
-    if (t < 0)
-      continue;
-    std::string from = tensorAt(x.from, t), to = tensorAt(x.to, t);
-    std::string label = x.tensor + ": " + bytes(double(x.bytes)) +
-                        (x.sharedMemory ? "\nshared memory: no copy" : "\ncopied");
-    g.edge(from, to,
-           {{"label", sanitize(label, o.maxLabelChars)},
-            {"color", x.sharedMemory ? "#7b5ca8" : style::kMove},
-            {"fontcolor", x.sharedMemory ? "#7b5ca8" : style::kMove},
-            {"style", x.sharedMemory ? "dashed" : "bold"},
-            {"penwidth", "2"}});
-  }
-  // A unit that runs nothing still shows (an empty cluster would not be drawn).
-  for (const auto &t : units) {
-    bool used = false;
-    for (const auto &pl : p.placements)
-      used = used || pl.unit == t.name;
-    for (const auto &x : p.transfers)
-      used = used || x.from == t.name || x.to == t.name;
-    if (!used)
-      g.node(unitCluster(t.name), t.name + ".idle",
-             {{"shape", "plain"},
-              {"style", "solid"},
-              {"fontcolor", style::kMuted},
-              {"label", "runs no statement of this kernel"}},
-             true);
-  }
+  for (const auto &target : units)
+    builder.unitCluster(target.name);
+  for (const auto &placed : p.placements)
+    if (placed.statement < k.statements.size())
+      builder.placement(placed);
+  for (const auto &moved : p.transfers)
+    builder.transfer(moved);
+  builder.markIdleUnits(p);
   if (p.placements.empty())
     g.node(Graph::kRoot, "empty", {{"shape", "note"}, {"label", "this kernel has no statements"}},
            true);
