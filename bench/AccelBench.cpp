@@ -12,6 +12,7 @@
 #include "backends/accel/Emit.h"
 #include "backends/accel/Simulator.h"
 #include "driver/Session.h"
+#include "pipeline/Executor.h"
 #include "source/FileIo.h"
 
 #include <CLI/CLI.hpp>
@@ -75,8 +76,11 @@ std::vector<Shape> readGemms(const std::string &path, std::string &error) {
   return out;
 }
 
+// Schedules `k` in `session` and times it on `simulator` (the pipeline's executor for the
+// target), beside the cost model's estimate.
 Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
-            const bench::Roofline &roofline, const std::string &trace) {
+            pipeline::Executor &simulator, const bench::Roofline &roofline,
+            const std::string &trace) {
   Row r;
   r.label = k.name;
   r.flops = k.flopCount();
@@ -85,10 +89,14 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
   for (const auto &ss : ks.statements)
     if (ss.config.mapping >= 0)
       r.estimate += ss.cost.cycles;
-  try {
-    accel::SimOptions options;
-    options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
-    accel::SimResult sim = accel::simulate(k, target, ks, nullptr, options);
+  pipeline::RunOptions options;
+  options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
+  options.functional = false; // the large shapes' data would not fit
+  interp::Buffers none;
+  if (auto ran = simulator.run(k, &ks, none, options); !ran) {
+    r.error = llvm::toString(ran.takeError());
+  } else {
+    const accel::SimResult &sim = *ran->simulation;
     r.cycles = sim.cycles;
     r.utilization = sim.utilization;
     r.instructions = sim.instructions;
@@ -100,8 +108,6 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
     double bound = roofline.gflops(r.flops, bench::kernelBytes(k), 1);
     double rooflineCycles = bound > 0 ? r.flops / (bound * 1e9) * roofline.clockHz : 0;
     r.roofline = whole && r.cycles > 0 ? rooflineCycles / r.cycles : -1;
-  } catch (const accel::Error &e) {
-    r.error = e.what();
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -149,6 +155,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   bench::Roofline roofline = bench::rooflineOf(*target);
+  auto simulator = pipeline::Executor::create(&*target);
+  if (!simulator) {
+    std::fprintf(stderr, "isamap_bench_accel: %s\n", llvm::toString(simulator.takeError()).c_str());
+    return 1;
+  }
   std::vector<Row> rows;
   auto report = [&](const Row &r) {
     if (!r.error.empty()) {
@@ -194,7 +205,7 @@ int main(int argc, char **argv) {
       auto ks = session.instances(sel);
       if (ks.empty())
         continue;
-      Row r = measure(session, ks.front(), *target, roofline, trace);
+      Row r = measure(session, ks.front(), *target, **simulator, roofline, trace);
       r.label = label;
       report(r);
     }
@@ -214,7 +225,7 @@ int main(int argc, char **argv) {
         continue;
       for (const auto &k : s.instances({}))
         if (k.name.find(filter) != std::string::npos)
-          report(measure(s, k, *t, roofline, trace));
+          report(measure(s, k, *t, **simulator, roofline, trace));
     }
   }
   // Summary: the model's error over all rows, utilization over the large GEMMs.
