@@ -1,6 +1,10 @@
 #include "driver/Session.h"
 #include "driver/Imports.h"
 #include "hw/Host.h"
+#include "ir/Verify.h"
+#include "isamap/BuildConfig.h"
+#include "mapping/Verify.h"
+#include "schedule/Verify.h"
 
 #include "syntax/Parser.h"
 
@@ -32,6 +36,15 @@ std::string formatMs(double ms) {
 bool isRegularFile(const fs::path &p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
+}
+
+// With ISAMAP_ENABLE_ASSERTIONS, a stage's result is verified (ir/, mapping/, schedule/
+// Verify.h) before it is handed out; a broken invariant is reported as an internal error
+// (E0901-E0903), never a crash. `verifier` runs only then.
+template <class F> void verifyStage(DiagnosticSink &diags, F &&verifier) {
+  if constexpr (ISAMAP_ENABLE_ASSERTIONS)
+    for (const Diagnostic &d : verifier())
+      diags.error(d.code, d.range, d.message);
 }
 
 } // namespace
@@ -226,6 +239,9 @@ void Session::checkAll() {
       if (!kernelOk_.count(k.name.name))
         kernelOk_[k.name.name] = sema::checkKernel(k, diags_);
   for (const auto &f : files_)
+    for (const auto &k : f->kernels)
+      schedulePins(k);
+  for (const auto &f : files_)
     for (const auto &i : f->instances) {
       auto it = kernelOk_.find(i.kernel.name);
       if (it == kernelOk_.end() || it->second)
@@ -239,6 +255,12 @@ void Session::checkAll() {
 
 std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   std::vector<ir::Kernel> out;
+  auto keep = [&](std::optional<ir::Kernel> k) {
+    if (!k)
+      return;
+    verifyStage(diags_, [&] { return ir::verify(*k); });
+    out.push_back(std::move(*k));
+  };
   const auto &syms = symbols();
   auto kernelChecked = [&](const ast::KernelDecl &k) {
     auto it = kernelOk_.find(k.name.name);
@@ -261,8 +283,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
     auto k = syms.kernels.find(it->second->kernel.name);
     if (k != syms.kernels.end() && !kernelChecked(*k->second))
       return out;
-    if (auto ir = sema::instantiate(*it->second, syms, diags_))
-      out.push_back(std::move(*ir));
+    keep(sema::instantiate(*it->second, syms, diags_));
     return out;
   }
   if (!sel.kernel.empty()) {
@@ -281,8 +302,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
     }
     if (diags_.hasErrors() || !kernelChecked(*it->second))
       return out;
-    if (auto ir = sema::instantiate(*it->second, sel.kernel, sel.sizes, {}, diags_))
-      out.push_back(std::move(*ir));
+    keep(sema::instantiate(*it->second, sel.kernel, sel.sizes, {}, diags_));
     return out;
   }
   if (const ast::File *main = mainFile())
@@ -290,8 +310,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
       auto k = syms.kernels.find(i.kernel.name);
       if (k != syms.kernels.end() && !kernelChecked(*k->second))
         continue;
-      if (auto ir = sema::instantiate(i, syms, diags_))
-        out.push_back(std::move(*ir));
+      keep(sema::instantiate(i, syms, diags_));
     }
   return out;
 }
@@ -393,7 +412,11 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     diags_.error("E0202", use, msg);
     return targets_[name] = std::nullopt;
   }
-  return targets_[name] = sema::buildTarget(*it->second, diags_);
+  auto built = sema::buildTarget(*it->second, diags_);
+  if (built)
+    for (const auto &in : built->instructions)
+      verifyStage(diags_, [&] { return ir::verify(in.semantics); });
+  return targets_[name] = std::move(built);
 }
 
 std::vector<hw::Target> Session::allTargets() {
@@ -409,6 +432,8 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
                                                           const mapping::MapOptions &options) {
   auto result = mapping::mapKernel(kernel, target, options);
   for (const auto &m : result)
+    verifyStage(diags_, [&] { return mapping::verify(m, kernel, target); });
+  for (const auto &m : result)
     if (m.budgetExhausted)
       diags_.warning("W0301", m.range,
                      "the mapping search on " + target.name + " ran out of its " +
@@ -419,61 +444,33 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
 
 namespace {
 
-// `schedule { ... }` blocks to pins, with a diagnostic for what cannot be a pin.
-schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) {
+// The scheduler's pins from sema's checked ones: names and sizes as they are, nothing checked.
+schedule::StatementPins schedulePinsOf(const sema::KernelPins &checked) {
   schedule::StatementPins out;
-  for (const auto &block : k.schedules) {
-    if (block.afterStatement == 0) {
-      diags.error("E0704", block.range,
-                  "a schedule block pins the statement written before it; "
-                  "this one has none");
-      continue;
-    }
-    auto &[pins, range] = out[block.afterStatement - 1];
-    range = block.range;
-    for (const auto &item : block.items) {
-      const std::string &key = item.key.name;
-      auto names = [&] {
-        std::vector<std::string> v;
-        for (const auto &x : item.values)
-          if (x.name)
-            v.push_back(x.name->name);
-        return v;
-      };
-      if (key == "map" && item.values.size() == 1 && item.values[0].name && !item.level) {
-        pins.instruction = item.values[0].name->name;
-      } else if (key == "parallel" && item.values.size() == 1 && item.values[0].name &&
-                 !item.level) {
-        pins.parallel = item.values[0].name->name;
-      } else if (key == "order" && item.level) {
-        pins.order[item.level->name] = names();
-      } else if (key == "tile" && item.level) {
-        bool ok = true;
-        for (const auto &x : item.values)
-          ok = ok && x.name && x.number && *x.number == std::floor(*x.number) && *x.number > 0;
-        if (!ok) {
-          diags.error("E0704", item.range,
-                      "write tiles as `tile MEMORY: index SIZE, ...;` with "
-                      "positive whole sizes");
-          continue;
-        }
-        for (const auto &x : item.values)
-          pins.tiles[item.level->name][x.name->name] = int64_t(*x.number);
-      } else {
-        auto &d =
-            diags.error("E0704", item.range,
-                        "unknown schedule item; write `map INSTR;`, `tile MEMORY: i N, ...;`, "
-                        "`order MEMORY: i, j, ...;` or `parallel: i;`");
-        if (auto m = closestMatch(key, {"map", "tile", "order", "parallel"});
-            !m.empty() && m != key)
-          d.fix(item.key.range, m);
-      }
-    }
+  for (const auto &[statement, p] : checked.statements) {
+    auto &[pins, range] = out[statement];
+    range = p.range;
+    if (p.instruction)
+      pins.instruction = p.instruction->name;
+    for (const auto &t : p.tiles)
+      pins.tiles[t.memory.name][t.index.name] = t.size;
+    for (const auto &o : p.orders)
+      for (const auto &i : o.indices)
+        pins.order[o.memory.name].push_back(i.name);
+    if (p.parallel)
+      pins.parallel = p.parallel->name;
   }
   return out;
 }
 
 } // namespace
+
+const sema::KernelPins &Session::schedulePins(const ast::KernelDecl &kernel) {
+  auto it = pins_.find(&kernel);
+  if (it == pins_.end())
+    it = pins_.emplace(&kernel, sema::checkScheduleBlocks(kernel, diags_)).first;
+  return it->second;
+}
 
 schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::Target &target,
                                            const schedule::ScheduleOptions &options,
@@ -481,11 +478,14 @@ schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::T
                                            const std::vector<mapping::StatementMappings> *known) {
   schedule::StatementPins pins;
   if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
-    pins = pinsOf(*it->second, diags_);
-  if (known)
-    return schedule::scheduleKernel(kernel, target, *known, pins, options, diags_);
-  auto maps = mappings(kernel, target, mapOptions);
-  return schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
+    pins = schedulePinsOf(schedulePins(*it->second));
+  std::vector<mapping::StatementMappings> computed;
+  if (!known)
+    computed = mappings(kernel, target, mapOptions);
+  const auto &maps = known ? *known : computed;
+  auto result = schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
+  verifyStage(diags_, [&] { return schedule::verify(result, kernel, target, maps); });
+  return result;
 }
 
 std::optional<hw::System> Session::system(const std::string &name) {

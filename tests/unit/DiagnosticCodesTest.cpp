@@ -4,6 +4,9 @@
 #include "support/TestSupport.h"
 
 #include "diag/Codes.h"
+#include "ir/Verify.h"
+#include "mapping/Verify.h"
+#include "schedule/Verify.h"
 
 #include <gtest/gtest.h>
 
@@ -120,6 +123,12 @@ MakeSession scheduling(std::string t, std::string target) {
       s->schedule(kernels[0], *tgt);
     return s;
   };
+}
+
+// What the driver does with a verifier's findings (core/driver/Session.cpp, verifyStage).
+void reportInternal(const std::vector<Diagnostic> &found, Session &s) {
+  for (const auto &d : found)
+    s.diagnostics().error(d.code, d.range, d.message);
 }
 
 // A register file under one memory, a broadcast FMA and an add: enough to schedule a GEMM.
@@ -415,19 +424,21 @@ std::vector<Case> cases() {
       {"E0701_PinnedInstructionCannotRunIt", "E0701", scheduling(pinnedGemm("map add4;"), "vec"),
        "schedule { map add4; }",
        "the pinned instruction 'add4' cannot run statement s0: 'add4' does not accumulate"},
-      {"E0702_ParallelOverAReduction", "E0702", scheduling(pinnedGemm("parallel: k;"), "vec"),
-       "schedule { parallel: k; }",
-       "cannot use this schedule pin: 'k' is not a non-reduction loop to parallelise"},
+      {"E0702_TileAtAMemoryOfNoMapping", "E0702", scheduling(pinnedGemm("tile L1: n 4;"), "vec"),
+       "schedule { tile L1: n 4; }",
+       "cannot use this schedule pin: 'L1' is not a memory level this mapping tiles for"},
       {"E0703_RegisterTileCannotFit", "E0703", scheduling(pinnedGemm("tile R: n 64, m 64;"), "vec"),
        "schedule { tile R: n 64, m 64; }",
        "no schedule satisfies the pinned decisions for s0: the register tile needs"},
-      {"E0704_UnknownScheduleItem", "E0704", scheduling(pinnedGemm("mpa fma4;"), "vec"),
-       "mpa fma4;", "unknown schedule item; write `map INSTR;`"},
+      // Schedule blocks are checked by sema: the full check reports them, no target needed.
+      {"E0704_UnknownScheduleItem", "E0704", text(pinnedGemm("mpa fma4;")), "mpa fma4;",
+       "unknown schedule item 'mpa'; write `map INSTR;`"},
       {"E0704_BlockBeforeAnyStatement", "E0704",
-       scheduling("kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  schedule { parallel: i; }\n"
-                  "  B[i] = A[i];\n}\ninstance k1 = k<16>;\n",
-                  "x86_avx512"),
+       text("kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  schedule { parallel: i; }\n"
+            "  B[i] = A[i];\n}\ninstance k1 = k<16>;\n"),
        "schedule { parallel: i; }", "this one has none"},
+      {"E0705_ParallelOverAReduction", "E0705", text(pinnedGemm("parallel: k;")), "k",
+       "'k' is a reduction index, which cannot run in parallel; pin one of m, n"},
       {"W0301_MappingBudgetExhausted", "W0301",
        [] {
          // Twelve indices of extent 2 on a one-lane instruction: far more candidate bindings
@@ -469,6 +480,51 @@ std::vector<Case> cases() {
          return s;
        },
        "Y[i] = exp(X[i]);", "no instruction of t runs this statement; it will run as scalar code"},
+      // Internal errors: a stage's result broken by hand, verified as the driver does when
+      // assertions are on (ISAMAP_ENABLE_ASSERTIONS), reported into the session.
+      {"E0901_ComputeIrBreaksAnInvariant", "E0901",
+       [k] {
+         auto s = test::analyse(k + "instance k1 = k<8>;\n");
+         auto kernels = s->instances({});
+         if (!kernels.empty()) {
+           kernels[0].statements[0].rhs.access.indices[0].constant = 1; // A[i + 1]
+           reportInternal(ir::verify(kernels[0]), *s);
+         }
+         return s;
+       },
+       "B[i] = A[i];", "internal: compute IR of 'k1': dimension 1 of 'A' (a read) reaches 1..9"},
+      {"E0902_MappingBreaksAnInvariant", "E0902",
+       [k] {
+         auto s = test::analyse(std::string(kVectorTarget) + k + "instance k1 = k<8>;\n");
+         auto kernels = s->instances({});
+         auto target = s->target("vec");
+         if (!kernels.empty() && target) {
+           auto maps = s->mappings(kernels[0], *target);
+           if (!maps[0].candidates.empty()) {
+             mapping::Candidate c = maps[0].candidates[0];
+             c.loops.push_back(0);
+             reportInternal(mapping::verify(c, kernels[0], 0, *target), *s);
+           }
+         }
+         return s;
+       },
+       "B[i] = A[i];", "internal: mapping of 'k1' s0 onto"},
+      {"E0903_ScheduleBreaksAnInvariant", "E0903",
+       [] {
+         auto s = test::analyse(pinnedGemm(""));
+         auto kernels = s->instances({});
+         auto target = s->target("vec");
+         if (!kernels.empty() && target) {
+           auto maps = s->mappings(kernels[0], *target);
+           auto ks = s->schedule(kernels[0], *target, {}, {}, &maps);
+           schedule::Config c = ks.statements[0].config;
+           if (c.tiles.size() > 1)
+             c.tiles[1][0] = 6; // fma4 covers 4 at a time
+           reportInternal(schedule::verify(c, kernels[0], *target, maps[0]), *s);
+         }
+         return s;
+       },
+       "C[m, n] += A[m, k] * B[k, n];", "is not a whole number of calls of 4"},
   };
 }
 
