@@ -12,6 +12,7 @@
 #include "backends/accel/Emit.h"
 #include "backends/accel/Simulator.h"
 #include "driver/Session.h"
+#include "pipeline/Executor.h"
 #include "source/FileIo.h"
 
 #include <CLI/CLI.hpp>
@@ -75,8 +76,11 @@ std::vector<Shape> readGemms(const std::string &path, std::string &error) {
   return out;
 }
 
+// Schedules `k` in `session` and times it on `simulator` (the pipeline's executor for the
+// target), beside the cost model's estimate.
 Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
-            const bench::Roofline &roofline, const std::string &trace) {
+            pipeline::Executor &simulator, const bench::Roofline &roofline,
+            const std::string &trace) {
   Row r;
   r.label = k.name;
   r.flops = k.flopCount();
@@ -85,10 +89,14 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
   for (const auto &ss : ks.statements)
     if (ss.config.mapping >= 0)
       r.estimate += ss.cost.cycles;
-  try {
-    accel::SimOptions options;
-    options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
-    accel::SimResult sim = accel::simulate(k, target, ks, nullptr, options);
+  pipeline::RunOptions options;
+  options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
+  options.functional = false; // the large shapes' data would not fit
+  interp::Buffers none;
+  if (auto ran = simulator.run(k, &ks, none, options); !ran) {
+    r.error = llvm::toString(ran.takeError());
+  } else {
+    const accel::SimResult &sim = *ran->simulation;
     r.cycles = sim.cycles;
     r.utilization = sim.utilization;
     r.instructions = sim.instructions;
@@ -100,8 +108,6 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
     double bound = roofline.gflops(r.flops, bench::kernelBytes(k), 1);
     double rooflineCycles = bound > 0 ? r.flops / (bound * 1e9) * roofline.clockHz : 0;
     r.roofline = whole && r.cycles > 0 ? rooflineCycles / r.cycles : -1;
-  } catch (const accel::Error &e) {
-    r.error = e.what();
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -161,8 +167,9 @@ void report(const Row &row, const std::string &targetName, std::vector<Row> &row
 
 // The DeepBench GEMMs the options select, as instances of the gemm sample's kernels. False
 // (with a message) if the sizes file cannot be read.
-bool measureGemms(Session &session, const hw::Target &target, const bench::Roofline &roofline,
-                  const Options &options, std::vector<Row> &rows) {
+bool measureGemms(Session &session, const hw::Target &target, pipeline::Executor &simulator,
+                  const bench::Roofline &roofline, const Options &options,
+                  std::vector<Row> &rows) {
   std::string error;
   auto shapes = readGemms(options.csv, error);
   if (!error.empty()) {
@@ -185,7 +192,7 @@ bool measureGemms(Session &session, const hw::Target &target, const bench::Roofl
     auto kernels = session.instances(selector);
     if (kernels.empty())
       continue;
-    Row row = measure(session, kernels.front(), target, roofline, options.trace);
+    Row row = measure(session, kernels.front(), target, simulator, roofline, options.trace);
     row.label = label;
     report(row, target.name, rows);
   }
@@ -193,8 +200,9 @@ bool measureGemms(Session &session, const hw::Target &target, const bench::Roofl
 }
 
 // Every instance of every sample that declares the target.
-void measureSamples(const SessionOptions &sessionOptions, const bench::Roofline &roofline,
-                    const Options &options, std::vector<Row> &rows) {
+void measureSamples(const SessionOptions &sessionOptions, pipeline::Executor &simulator,
+                    const bench::Roofline &roofline, const Options &options,
+                    std::vector<Row> &rows) {
   std::vector<std::string> files;
   for (const auto &entry : fs::directory_iterator(options.source + "/samples"))
     if (entry.path().extension() == ".isam")
@@ -209,8 +217,8 @@ void measureSamples(const SessionOptions &sessionOptions, const bench::Roofline 
       continue;
     for (const auto &kernel : session.instances({}))
       if (kernel.name.find(options.filter) != std::string::npos)
-        report(measure(session, kernel, *target, roofline, options.trace), options.targetName,
-               rows);
+        report(measure(session, kernel, *target, simulator, roofline, options.trace),
+               options.targetName, rows);
   }
 }
 
@@ -289,15 +297,20 @@ int main(int argc, char **argv) {
     return 1;
   }
   bench::Roofline roofline = bench::rooflineOf(*target);
+  auto simulator = pipeline::Executor::create(&*target);
+  if (!simulator) {
+    std::fprintf(stderr, "isamap_bench_accel: %s\n", llvm::toString(simulator.takeError()).c_str());
+    return 1;
+  }
   std::printf("%s: %.0f flop/cycle peak, DRAM %.0f B/cycle\n", target->name.c_str(),
               roofline.flopsPerCycle, roofline.dramBytesPerS / roofline.clockHz);
   std::printf("%-34s %14s %14s %9s %9s %9s %9s\n", "shape", "model cycles", "sim cycles", "error",
               "util", "roofline", "time");
   std::vector<Row> rows;
-  if (!options.noGemm && !measureGemms(session, *target, roofline, options, rows))
+  if (!options.noGemm && !measureGemms(session, *target, **simulator, roofline, options, rows))
     return 1;
   if (!options.noSamples)
-    measureSamples(sessionOptions, roofline, options, rows);
+    measureSamples(sessionOptions, **simulator, roofline, options, rows);
   printSummary(rows);
   if (!options.jsonPath.empty() && !writeJson(options.jsonPath, rows))
     return 1;
