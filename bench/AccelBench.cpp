@@ -168,8 +168,7 @@ void report(const Row &row, const std::string &targetName, std::vector<Row> &row
 // The DeepBench GEMMs the options select, as instances of the gemm sample's kernels. False
 // (with a message) if the sizes file cannot be read.
 bool measureGemms(Session &session, const hw::Target &target, pipeline::Executor &simulator,
-                  const bench::Roofline &roofline, const Options &options,
-                  std::vector<Row> &rows) {
+                  const bench::Roofline &roofline, const Options &options, std::vector<Row> &rows) {
   std::string error;
   auto shapes = readGemms(options.csv, error);
   if (!error.empty()) {

@@ -179,6 +179,79 @@ void printTarget(const hw::Target &t, const Roofline &r) {
               "bandwidth), bytes = its inputs and outputs once\n");
 }
 
+// What the run compares and how: the target and its roofline, the libraries, the sizes, how
+// figures are taken, and how busy the machine is.
+void printHeader(const Context &cx, const LoadReport &libs, size_t rows, size_t selected,
+                 size_t duplicates, size_t skippedTT) {
+  const Options &o = cx.options;
+  std::printf("isamap vs BLAS/oneDNN, fp32\n");
+  printTarget(cx.target, cx.roofline);
+  std::printf("libraries:\n");
+  for (const auto &l : libs.loaded)
+    std::printf("  %-9s %s\n            %s; threads: %s\n", l->name().c_str(), l->file().c_str(),
+                l->version().c_str(), l->threading().c_str());
+  for (const auto &m : libs.missing)
+    std::printf("  n/a       %s\n", m.c_str());
+  OpenMP omp = openMP();
+  std::printf("isamap's generated code: thread count passed to each call; OpenMP runtime %s\n",
+              omp.file.empty() ? "(none loaded)" : omp.file.c_str());
+  std::printf("GEMM sizes: %s: %zu rows, %zu selected (%zu duplicate sizes across sets and %zu "
+              "T,T rows skipped)\n",
+              o.csv.c_str(), rows, selected, duplicates, skippedTT);
+  std::printf("figures: GFLOP/s from the BEST of %s after one warm-up call (JSON has medians "
+              "too); 'roof' = fraction of the roofline\n",
+              o.repeat ? (std::to_string(o.repeat) + " timed calls").c_str()
+                       : "as many timed calls as fill ~0.3 s (at least 3)");
+  std::printf("check: %s\n",
+              o.check ? "isamap's output against the first library measured; error = max "
+                        "|x - ref| / max(|ref|, 1), FAIL unless < max(1e-3, 2 x the reference's "
+                        "tolerance for the "
+                        "shape's reduction length); inputs in [-1, 1)"
+                      : "off");
+  std::printf("compile: isamap's generate+optimize+machine code (CompileTimes), map+sch: "
+              "Session::schedule (mapping and schedule search), per instance\n");
+  // Other work on the machine skews multi-threaded figures most (a descheduled OpenMP thread
+  // stalls every barrier), so say how busy it was.
+  double load[1] = {0};
+  if (getloadavg(load, 1) == 1)
+    std::printf("load average at start: %.2f%s\n", load[0],
+                load[0] > 0.5 ? " (other processes are running: figures, multi-threaded ones "
+                                "most, will be low and noisy)"
+                              : "");
+  unsigned hw = std::thread::hardware_concurrency();
+  for (int t : o.threads)
+    if (hw && unsigned(t) > hw)
+      std::printf("warning: %d threads requested, the machine has %u hardware threads\n", t, hw);
+}
+
+// The machine-readable form of the run (--json).
+void writeJson(const Context &cx, const LoadReport &libs,
+               const std::vector<const Report *> &suites) {
+  const hw::Target &target = cx.target;
+  nlohmann::json lib = nlohmann::json::array();
+  for (const auto &l : libs.loaded)
+    lib.push_back({{"name", l->name()},
+                   {"file", l->file()},
+                   {"version", l->version()},
+                   {"threading", l->threading()}});
+  nlohmann::json suitesJson = nlohmann::json::array();
+  for (const Report *suite : suites)
+    suitesJson.push_back(suite->json());
+  nlohmann::json doc = {{"target",
+                         {{"name", target.name},
+                          {"cores", target.cores},
+                          {"clock_hz", target.clockHz},
+                          {"flops_per_cycle_per_core", cx.roofline.flopsPerCycle},
+                          {"peak_instruction", cx.roofline.peakInstruction},
+                          {"dram_bytes_per_s", cx.roofline.dramBytesPerS}}},
+                        {"libraries", lib},
+                        {"missing_libraries", libs.missing},
+                        {"csv", cx.options.csv},
+                        {"timing", "best of the timed calls; median_s also given"},
+                        {"suites", suitesJson}};
+  std::ofstream(cx.options.jsonPath) << doc.dump(2) << "\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -234,44 +307,7 @@ int main(int argc, char **argv) {
     cx.libraries.push_back(found);
   }
 
-  std::printf("isamap vs BLAS/oneDNN, fp32\n");
-  printTarget(*target, cx.roofline);
-  std::printf("libraries:\n");
-  for (const auto &l : libs.loaded)
-    std::printf("  %-9s %s\n            %s; threads: %s\n", l->name().c_str(), l->file().c_str(),
-                l->version().c_str(), l->threading().c_str());
-  for (const auto &m : libs.missing)
-    std::printf("  n/a       %s\n", m.c_str());
-  OpenMP omp = openMP();
-  std::printf("isamap's generated code: thread count passed to each call; OpenMP runtime %s\n",
-              omp.file.empty() ? "(none loaded)" : omp.file.c_str());
-  std::printf("GEMM sizes: %s: %zu rows, %zu selected (%zu duplicate sizes across sets and %zu "
-              "T,T rows skipped)\n",
-              o.csv.c_str(), problems->size(), selected.size(), duplicates, skippedTT);
-  std::printf("figures: GFLOP/s from the BEST of %s after one warm-up call (JSON has medians "
-              "too); 'roof' = fraction of the roofline\n",
-              o.repeat ? (std::to_string(o.repeat) + " timed calls").c_str()
-                       : "as many timed calls as fill ~0.3 s (at least 3)");
-  std::printf("check: %s\n",
-              o.check ? "isamap's output against the first library measured; error = max "
-                        "|x - ref| / max(|ref|, 1), FAIL unless < max(1e-3, 2 x the reference's "
-                        "tolerance for the "
-                        "shape's reduction length); inputs in [-1, 1)"
-                      : "off");
-  std::printf("compile: isamap's generate+optimize+machine code (CompileTimes), map+sch: "
-              "Session::schedule (mapping and schedule search), per instance\n");
-  // Other work on the machine skews multi-threaded figures most (a descheduled OpenMP thread
-  // stalls every barrier), so say how busy it was.
-  double load[1] = {0};
-  if (getloadavg(load, 1) == 1)
-    std::printf("load average at start: %.2f%s\n", load[0],
-                load[0] > 0.5 ? " (other processes are running: figures, multi-threaded ones "
-                                "most, will be low and noisy)"
-                              : "");
-  unsigned hw = std::thread::hardware_concurrency();
-  for (int t : o.threads)
-    if (hw && unsigned(t) > hw)
-      std::printf("warning: %d threads requested, the machine has %u hardware threads\n", t, hw);
+  printHeader(cx, libs, problems->size(), selected.size(), duplicates, skippedTT);
 
   Report gemm("GEMM (DeepBench, samples/gemm.isam)", cx.libraryNames, stdout);
   runGemmSuite(cx, selected, gemm);
@@ -285,27 +321,8 @@ int main(int argc, char **argv) {
   dwsep.printSummary();
   gru.printSummary();
 
-  if (!o.jsonPath.empty()) {
-    nlohmann::json lib = nlohmann::json::array();
-    for (const auto &l : libs.loaded)
-      lib.push_back({{"name", l->name()},
-                     {"file", l->file()},
-                     {"version", l->version()},
-                     {"threading", l->threading()}});
-    nlohmann::json doc = {{"target",
-                           {{"name", target->name},
-                            {"cores", target->cores},
-                            {"clock_hz", target->clockHz},
-                            {"flops_per_cycle_per_core", cx.roofline.flopsPerCycle},
-                            {"peak_instruction", cx.roofline.peakInstruction},
-                            {"dram_bytes_per_s", cx.roofline.dramBytesPerS}}},
-                          {"libraries", lib},
-                          {"missing_libraries", libs.missing},
-                          {"csv", o.csv},
-                          {"timing", "best of the timed calls; median_s also given"},
-                          {"suites", {gemm.json(), dwsep.json(), gru.json()}}};
-    std::ofstream(o.jsonPath) << doc.dump(2) << "\n";
-  }
+  if (!o.jsonPath.empty())
+    writeJson(cx, libs, {&gemm, &dwsep, &gru});
   size_t failures = gemm.failures() + dwsep.failures() + gru.failures();
   if (failures)
     std::printf("%zu FAILED checks\n", failures);
