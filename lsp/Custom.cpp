@@ -1,36 +1,42 @@
-// isamap's own requests (documented in the README): a statement's mappings, a kernel's
-// schedule, the pictures of viz/, and the target code, for the statement or kernel in focus.
-// Each answers {"message": why} instead of a result when there is nothing to show (no kernel, no
-// instance, a target with errors), so that an editor can say why.
 #include "lsp/Custom.h"
 #include "lsp/Convert.h"
 #include "lsp/Focus.h"
-#include "lsp/ProtocolJson.h"
 
 #include "backends/accel/Emit.h"
 #include "pipeline/Pipeline.h"
-#include "report/Json.h"
 #include "viz/HardwareGraph.h"
 #include "viz/KernelGraph.h"
 #include "viz/MappingGraph.h"
 #include "viz/Render.h"
 #include "viz/ScheduleGraph.h"
-#include "viz/Viz.h"
 
 namespace isam::lsp {
 
 namespace {
 
-// The focus and offsets the request's parameters name.
-Focus focusOf(Analysis &a, const json &params) {
-  return lsp::focusOf(a, focusParams(params));
+template <class T> Answer<T> unavailable(std::string message) {
+  Answer<T> a;
+  a.message = std::move(message);
+  return a;
 }
-uint32_t offsetIn(Analysis &a, const json &position) {
-  return offsetOf(a, position.get<Position>());
+template <class T> Answer<T> refused(Refusal r, std::string message) {
+  Answer<T> a = unavailable<T>(std::move(message));
+  a.refusal = r;
+  return a;
+}
+template <class T> Answer<T> answer(T value) {
+  Answer<T> a;
+  a.result = std::move(value);
+  return a;
 }
 
-json unavailable(const std::string &why) {
-  return {{"message", why}};
+bool stopped(const StopFn &stop) {
+  return stop && stop();
+}
+
+// Why a stage gave nothing: it was stopped, or its problem.
+std::string why(const std::string &problem, const StopFn &stop) {
+  return stopped(stop) ? "stopped" : problem;
 }
 
 // Why a focus has no kernel: the instance asked for does not exist, or there is no kernel.
@@ -39,182 +45,181 @@ std::string noKernel(const Focus &f) {
                                     : "no instance named '" + f.subject.instance + "'";
 }
 
-// The headline of every answer: what it is of.
-json about(const Focus &f, const ir::Kernel &k, const std::string &target,
-           std::optional<size_t> statement) {
-  json j = {{"kernel", f.subject.kernel}, {"instance", k.name}, {"target", target}};
-  j["statement"] = statement ? json(*statement) : json();
-  return j;
-}
-
 std::string targetName(Analysis &a, const Focus &f) {
   return f.subject.target.empty() ? a.settings().target : f.subject.target;
 }
 
+About about(const Focus &f, const ir::Kernel &k, const std::string &target,
+            std::optional<size_t> statement) {
+  return {f.subject.kernel, k.name, target, statement};
+}
+
+// begin() and end() around `work`, whatever it returns.
+template <class F> auto withProgress(const Progress &p, const std::string &title, F work) {
+  if (p.begin)
+    p.begin(title);
+  auto result = work();
+  if (p.end)
+    p.end();
+  return result;
+}
+
+// The target a hardware picture is of: the one named, else the one declared under the cursor
+// in a hardware file, else the configured one.
+std::string hardwareTarget(Analysis &a, const Focus &f, const FocusParams &p) {
+  if (!f.subject.target.empty() || !p.position)
+    return f.subject.target;
+  uint32_t o = offsetOf(a, *p.position);
+  for (const auto &t : a.mainAst().targets)
+    if (o >= t.range.begin && o <= t.range.end)
+      return t.name.name;
+  return {};
+}
+
+// The DOT text of a kernel's picture (every view but hardware), or why there is none.
+Answer<std::string> kernelDot(Analysis &a, const Focus &f, const ir::Kernel &k,
+                              const DiagramParams &p, std::optional<size_t> s, const StopFn &stop,
+                              const Progress &progress) {
+  std::string problem;
+  if (p.view == viz::What::Kernel)
+    return answer(viz::kernelGraph(k));
+  if (p.view == viz::What::Mapping) {
+    const auto *maps = a.mappings(f.subject, stop, &problem);
+    if (!maps)
+      return unavailable<std::string>(why(problem, stop));
+    size_t index = s.value_or(0);
+    if (index >= maps->size())
+      return unavailable<std::string>("the instance has no statement to map");
+    const auto &m = (*maps)[index];
+    if (m.candidates.empty())
+      return unavailable<std::string>("no instruction of " + m.target + " runs " + m.text +
+                                      "; it runs as scalar code");
+    if (p.candidate >= m.candidates.size())
+      return refused<std::string>(Refusal::InvalidParams,
+                                  "the statement has " + std::to_string(m.candidates.size()) +
+                                      " mappings; mapping " + std::to_string(p.candidate) +
+                                      " does not exist");
+    return answer(viz::mappingGraph(k, m, *a.target(f.subject.target), p.candidate));
+  }
+  const auto *ks = withProgress(progress, "Scheduling " + f.subject.kernel,
+                                [&] { return a.schedule(f.subject, stop, &problem); });
+  if (!ks)
+    return unavailable<std::string>(why(problem, stop));
+  return answer(viz::scheduleGraph(k, *a.target(f.subject.target), *ks, s));
+}
+
 } // namespace
 
-json mappingsRequest(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  Focus f = focusOf(*a, call.params);
+Answer<MappingsResult> mappings(Analysis &a, const FocusParams &p, const StopFn &stop) {
+  auto lock = a.lock();
+  Focus f = focusOf(a, p);
   if (!f.kernel)
-    return unavailable(noKernel(f));
+    return unavailable<MappingsResult>(noKernel(f));
   std::string problem;
-  const auto *maps = a->mappings(f.subject, call.cancelled, &problem);
-  call.checkCancelled();
-  if (!maps)
-    return unavailable(problem);
-  const ir::Kernel &k = *a->instance(f.subject);
+  const auto *maps = a.mappings(f.subject, stop, &problem);
+  if (!maps || stopped(stop))
+    return unavailable<MappingsResult>(why(problem, stop));
+  const ir::Kernel &k = *a.instance(f.subject);
   std::optional<size_t> s = irStatementOf(f, k);
-  json j = about(f, k, targetName(*a, f), s);
-  json statements = json::array();
+  MappingsResult r{about(f, k, targetName(a, f), s), k, {}};
   for (const auto &m : *maps)
     if (!s || m.index == *s)
-      statements.push_back(report::mappingsJson(m, k, a->sources()));
-  j["statements"] = statements;
-  return j;
+      r.statements.push_back({m, report::fileRange(a.sources(), m.range)});
+  return answer(std::move(r));
 }
 
-json scheduleRequest(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  Focus f = focusOf(*a, call.params);
+Answer<ScheduleResult> schedule(Analysis &a, const FocusParams &p, const StopFn &stop,
+                                const Progress &progress) {
+  auto lock = a.lock();
+  Focus f = focusOf(a, p);
   if (!f.kernel)
-    return unavailable(noKernel(f));
-  call.progressBegin("Scheduling " + f.subject.kernel);
+    return unavailable<ScheduleResult>(noKernel(f));
   std::string problem;
-  const auto *ks = a->schedule(f.subject, call.cancelled, &problem);
-  call.progressEnd();
-  call.checkCancelled();
-  if (!ks)
-    return unavailable(problem);
-  const ir::Kernel &k = *a->instance(f.subject);
-  const hw::Target &t = *a->target(f.subject.target);
-  json j = about(f, k, t.name, irStatementOf(f, k));
-  j["text"] = schedule::printSchedule(*ks, k, t);
-  j["schedule"] = report::scheduleJson(*ks, k);
-  return j;
+  const auto *ks = withProgress(progress, "Scheduling " + f.subject.kernel,
+                                [&] { return a.schedule(f.subject, stop, &problem); });
+  if (!ks || stopped(stop))
+    return unavailable<ScheduleResult>(why(problem, stop));
+  const ir::Kernel &k = *a.instance(f.subject);
+  const hw::Target &t = *a.target(f.subject.target);
+  return answer(ScheduleResult{about(f, k, t.name, irStatementOf(f, k)), k, *ks,
+                               schedule::printSchedule(*ks, k, t)});
 }
 
-json diagramRequest(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  std::string view = optionalString(call.params, "view", "schedule");
-  auto what = viz::parseWhat(view);
-  if (!what)
-    throw RpcError(InvalidParams,
-                   "view must be one of kernel, hardware, mapping, schedule; not '" + view + "'");
-  std::string format = optionalString(call.params, "format", "svg");
-  if (format != "svg" && format != "dot")
-    throw RpcError(InvalidParams, "format must be svg or dot");
-  int64_t candidate = optionalInteger(call.params, "mapping", 0);
-  if (candidate < 0)
-    throw RpcError(InvalidParams, "mapping must be a candidate's rank, from 0");
-  Focus f = focusOf(*a, call.params);
-  std::string problem, dot;
-  json j;
-  if (*what == viz::What::Hardware) {
-    // The target under the cursor in a hardware file, else the requested or configured one.
-    std::string name = f.subject.target;
-    if (name.empty() && call.params.contains("position"))
-      for (const auto &t : a->mainAst().targets)
-        if (uint32_t o = offsetIn(*a, call.params["position"]);
-            o >= t.range.begin && o <= t.range.end)
-          name = t.name.name;
-    const hw::Target *t = a->target(name, &problem);
+Answer<DiagramResult> diagram(Analysis &a, const DiagramParams &p, const StopFn &stop,
+                              const Progress &progress) {
+  auto lock = a.lock();
+  Focus f = focusOf(a, p.focus);
+  std::string problem;
+  DiagramResult r;
+  r.viewName = p.viewName;
+  r.dot = p.dot;
+  if (p.view == viz::What::Hardware) {
+    const hw::Target *t = a.target(hardwareTarget(a, f, p.focus), &problem);
     if (!t)
-      return unavailable(problem);
-    dot = viz::hardwareGraph(*t);
-    j = {{"target", t->name}};
+      return unavailable<DiagramResult>(problem);
+    r.target = t->name;
+    r.text = viz::hardwareGraph(*t);
   } else {
     if (!f.kernel)
-      return unavailable(noKernel(f));
-    const ir::Kernel *k = a->instance(f.subject, &problem);
+      return unavailable<DiagramResult>(noKernel(f));
+    const ir::Kernel *k = a.instance(f.subject, &problem);
     if (!k)
-      return unavailable(problem);
+      return unavailable<DiagramResult>(problem);
     std::optional<size_t> s = irStatementOf(f, *k);
-    j = about(f, *k, targetName(*a, f), s);
-    if (*what == viz::What::Kernel) {
-      dot = viz::kernelGraph(*k);
-    } else if (*what == viz::What::Mapping) {
-      const auto *maps = a->mappings(f.subject, call.cancelled, &problem);
-      call.checkCancelled();
-      if (!maps)
-        return unavailable(problem);
-      size_t index = s.value_or(0);
-      if (index >= maps->size())
-        return unavailable("the instance has no statement to map");
-      const auto &m = (*maps)[index];
-      if (m.candidates.empty())
-        return unavailable("no instruction of " + m.target + " runs " + m.text +
-                           "; it runs as scalar code");
-      if (size_t(candidate) >= m.candidates.size())
-        throw RpcError(InvalidParams, "the statement has " + std::to_string(m.candidates.size()) +
-                                          " mappings; mapping " + std::to_string(candidate) +
-                                          " does not exist");
-      dot = viz::mappingGraph(*k, m, *a->target(f.subject.target), size_t(candidate));
-    } else {
-      call.progressBegin("Scheduling " + f.subject.kernel);
-      const auto *ks = a->schedule(f.subject, call.cancelled, &problem);
-      call.progressEnd();
-      call.checkCancelled();
-      if (!ks)
-        return unavailable(problem);
-      dot = viz::scheduleGraph(*k, *a->target(f.subject.target), *ks, s);
-    }
+    r.about = about(f, *k, targetName(a, f), s);
+    r.target = r.about->target;
+    Answer<std::string> dot = kernelDot(a, f, *k, p, s, stop, progress);
+    if (stopped(stop))
+      return unavailable<DiagramResult>("stopped");
+    if (!dot.result)
+      return refused<DiagramResult>(dot.refusal, dot.message);
+    r.text = std::move(*dot.result);
   }
-  j["view"] = view;
-  if (format == "dot") {
-    j["dot"] = dot;
-    return j;
+  if (!p.dot) {
+    viz::Rendered drawn = viz::render(r.text, viz::Format::Svg);
+    if (!drawn.ok)
+      return refused<DiagramResult>(Refusal::Failed,
+                                    "Graphviz could not draw the picture: " + drawn.error);
+    r.text = std::move(drawn.data);
   }
-  viz::Rendered r = viz::render(dot, viz::Format::Svg);
-  if (!r.ok)
-    throw RpcError(RequestFailed, "Graphviz could not draw the picture: " + r.error);
-  j["svg"] = r.data;
-  return j;
+  return answer(std::move(r));
 }
 
-json targetCodeRequest(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  std::string kind = optionalString(call.params, "kind", "asm");
-  if (kind != "asm" && kind != "llvm")
-    throw RpcError(InvalidParams, "kind must be asm or llvm");
-  Focus f = focusOf(*a, call.params);
+Answer<TargetCode> targetCode(Analysis &a, const TargetCodeParams &p, const StopFn &stop,
+                              const Progress &progress) {
+  auto lock = a.lock();
+  Focus f = focusOf(a, p.focus);
   if (!f.kernel)
-    return unavailable(noKernel(f));
+    return unavailable<TargetCode>(noKernel(f));
   std::string problem;
-  const hw::Target *t = a->target(f.subject.target, &problem);
+  const hw::Target *t = a.target(f.subject.target, &problem);
   if (!t)
-    return unavailable(problem);
+    return unavailable<TargetCode>(problem);
   bool stream = accel::isAccelerator(*t);
-  if (stream && kind == "llvm")
-    return unavailable("target '" + t->name +
-                       "' names no LLVM triple: its code is an instruction stream (kind asm)");
-  call.progressBegin("Compiling " + f.subject.kernel);
-  const auto *ks = a->schedule(f.subject, call.cancelled, &problem);
-  if (!ks || call.cancelled()) {
-    call.progressEnd(); // a begun progress always ends, cancelled or not
-    call.checkCancelled();
-    return unavailable(problem);
-  }
-  const ir::Kernel &k = *a->instance(f.subject);
-  auto code = pipeline::codeText(
-      *t, {{&k, ks}}, kind == "asm" ? pipeline::Output::Assembly : pipeline::Output::LlvmIr);
-  call.progressEnd();
+  if (stream && p.llvm)
+    return unavailable<TargetCode>(
+        "target '" + t->name +
+        "' names no LLVM triple: its code is an instruction stream (kind asm)");
+  auto code = withProgress(progress, "Compiling " + f.subject.kernel,
+                           [&]() -> std::optional<llvm::Expected<pipeline::Code>> {
+                             const auto *ks = a.schedule(f.subject, stop, &problem);
+                             if (!ks || stopped(stop))
+                               return std::nullopt;
+                             return pipeline::codeText(*t, {{a.instance(f.subject), ks}},
+                                                       p.llvm ? pipeline::Output::LlvmIr
+                                                              : pipeline::Output::Assembly);
+                           });
   if (!code)
-    return unavailable(llvm::toString(code.takeError()));
-  json j = about(f, k, t->name, irStatementOf(f, k));
-  j["kind"] = kind;
-  j["text"] = code->text;
-  if (stream)
-    j["compileMs"] = {{"emit", code->emitMs}};
-  else
-    j["compileMs"] = {{"generate", code->llvm.generateMs},
-                      {"optimize", code->llvm.optimizeMs},
-                      {"machineCode", code->llvm.machineCodeMs}};
-  return j;
+    return unavailable<TargetCode>(why(problem, stop));
+  if (!*code)
+    return unavailable<TargetCode>(llvm::toString(code->takeError()));
+  const ir::Kernel &k = *a.instance(f.subject);
+  TargetCode r{about(f, k, t->name, irStatementOf(f, k)), p.llvm, (*code)->text, stream};
+  r.emitMs = (*code)->emitMs;
+  r.generateMs = (*code)->llvm.generateMs;
+  r.optimizeMs = (*code)->llvm.optimizeMs;
+  r.machineCodeMs = (*code)->llvm.machineCodeMs;
+  return answer(std::move(r));
 }
 
 } // namespace isam::lsp

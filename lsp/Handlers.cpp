@@ -133,6 +133,48 @@ json codeActionHandler(Call &call) {
   return actions;
 }
 
+// A custom request's answer: its result, {"message": why} when there is nothing to show, or the
+// protocol's error for a refused one. Checked for cancellation first, as a stopped feature
+// answers without a result.
+template <class T> json customAnswer(Call &call, const Answer<T> &answer) {
+  call.checkCancelled();
+  if (answer.result)
+    return *answer.result;
+  if (answer.refusal == Refusal::InvalidParams)
+    throw RpcError(InvalidParams, answer.message);
+  if (answer.refusal == Refusal::Failed)
+    throw RpcError(RequestFailed, answer.message);
+  return {{"message", answer.message}};
+}
+
+Progress progressOf(Call &call) {
+  return {[&call](const std::string &title) { call.progressBegin(title); },
+          [&call] { call.progressEnd(); }};
+}
+
+json mappingsHandler(Call &call) {
+  auto a = call.document();
+  return customAnswer(call, mappings(*a, focusParams(call.params), call.cancelled));
+}
+
+json scheduleHandler(Call &call) {
+  auto a = call.document();
+  FocusParams p = focusParams(call.params);
+  return customAnswer(call, schedule(*a, p, call.cancelled, progressOf(call)));
+}
+
+json diagramHandler(Call &call) {
+  auto a = call.document();
+  DiagramParams p = diagramParams(call.params);
+  return customAnswer(call, diagram(*a, p, call.cancelled, progressOf(call)));
+}
+
+json targetCodeHandler(Call &call) {
+  auto a = call.document();
+  TargetCodeParams p = targetCodeParams(call.params);
+  return customAnswer(call, targetCode(*a, p, call.cancelled, progressOf(call)));
+}
+
 } // namespace
 
 std::map<std::string, Feature> features() {
@@ -155,10 +197,10 @@ std::map<std::string, Feature> features() {
       {"textDocument/inlayHint", {inlayHintHandler}},
       {"textDocument/codeAction", {codeActionHandler, true}},
       {"textDocument/codeLens", {codeLensHandler, true}},
-      {"isamap/mappings", {mappingsRequest, true}},
-      {"isamap/schedule", {scheduleRequest, true}},
-      {"isamap/diagram", {diagramRequest, true}},
-      {"isamap/targetCode", {targetCodeRequest, true}},
+      {"isamap/mappings", {mappingsHandler, true}},
+      {"isamap/schedule", {scheduleHandler, true}},
+      {"isamap/diagram", {diagramHandler, true}},
+      {"isamap/targetCode", {targetCodeHandler, true}},
   };
 }
 

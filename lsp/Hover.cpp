@@ -1,6 +1,7 @@
 #include "lsp/Hover.h"
 #include "lsp/Convert.h"
 
+#include "sema/ScheduleKeys.h"
 #include "sema/Sema.h"
 
 #include <sstream>
@@ -101,13 +102,18 @@ void describeSymbol(Analysis &a, const index::Symbol &s, const Focus &focus, Hov
     info.inInstance = inInstance(a, s, *k, focus);
 }
 
-// An element type or a function: the language's vocabulary.
+// An element type, a function or a schedule block's key: the language's vocabulary.
 void describeWord(const index::Occurrence &o, const std::string &word, HoverInfo &info) {
   if (o.kind == OccurrenceKind::ElemType) {
     if (auto t = ir::parseElemType(word)) {
       info.definition = "type " + word;
       info.documentation = std::to_string(ir::elemTypeBytes(*t)) + "-byte " +
                            (ir::isFloat(*t) ? "floating-point" : "integer") + " element";
+    }
+  } else if (o.kind == OccurrenceKind::ScheduleKey) {
+    if (const sema::ScheduleKeyInfo *key = sema::scheduleKey(word)) {
+      info.definition = std::string(key->syntax);
+      info.documentation = "Pins " + std::string(key->doc) + ".";
     }
   } else if (o.kind == OccurrenceKind::Function) {
     for (const auto &f : sema::knownFunctions())

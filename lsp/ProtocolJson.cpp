@@ -140,6 +140,47 @@ void to_json(json &j, const SemanticTokensDelta &d) {
   j = {{"resultId", d.resultId}, {"edits", edits}};
 }
 
+namespace {
+
+json headline(const About &a) {
+  json j = {{"kernel", a.kernel}, {"instance", a.instance}, {"target", a.target}};
+  j["statement"] = a.statement ? json(*a.statement) : json();
+  return j;
+}
+
+} // namespace
+
+void to_json(json &j, const MappingsResult &r) {
+  j = headline(r.about);
+  json statements = json::array();
+  for (const auto &s : r.statements)
+    statements.push_back(report::mappingsJson(s.mappings, r.kernel, s.range));
+  j["statements"] = statements;
+}
+
+void to_json(json &j, const ScheduleResult &r) {
+  j = headline(r.about);
+  j["text"] = r.text;
+  j["schedule"] = report::scheduleJson(r.schedule, r.kernel);
+}
+
+void to_json(json &j, const DiagramResult &r) {
+  j = r.about ? headline(*r.about) : json{{"target", r.target}};
+  j["view"] = r.viewName;
+  j[r.dot ? "dot" : "svg"] = r.text;
+}
+
+void to_json(json &j, const TargetCode &c) {
+  j = headline(c.about);
+  j["kind"] = c.llvm ? "llvm" : "asm";
+  j["text"] = c.text;
+  if (c.stream)
+    j["compileMs"] = {{"emit", c.emitMs}};
+  else
+    j["compileMs"] = {
+        {"generate", c.generateMs}, {"optimize", c.optimizeMs}, {"machineCode", c.machineCodeMs}};
+}
+
 void from_json(const json &j, Position &p) {
   int64_t line = integerAt(j, "line"), character = integerAt(j, "character");
   if (line < 0 || character < 0 || line > UINT32_MAX || character > UINT32_MAX)
@@ -194,6 +235,36 @@ FocusParams focusParams(const json &params) {
   p.instance = optionalString(params, "instance");
   if (params.is_object() && params.contains("position") && !params["position"].is_null())
     p.position = params["position"].get<Position>();
+  return p;
+}
+
+DiagramParams diagramParams(const json &params) {
+  DiagramParams p;
+  p.viewName = optionalString(params, "view", "schedule");
+  auto view = viz::parseWhat(p.viewName);
+  if (!view)
+    throw RpcError(InvalidParams, "view must be one of kernel, hardware, mapping, schedule; not '" +
+                                      p.viewName + "'");
+  p.view = *view;
+  std::string format = optionalString(params, "format", "svg");
+  if (format != "svg" && format != "dot")
+    throw RpcError(InvalidParams, "format must be svg or dot");
+  p.dot = format == "dot";
+  int64_t candidate = optionalInteger(params, "mapping", 0);
+  if (candidate < 0)
+    throw RpcError(InvalidParams, "mapping must be a candidate's rank, from 0");
+  p.candidate = size_t(candidate);
+  p.focus = focusParams(params);
+  return p;
+}
+
+TargetCodeParams targetCodeParams(const json &params) {
+  TargetCodeParams p;
+  std::string kind = optionalString(params, "kind", "asm");
+  if (kind != "asm" && kind != "llvm")
+    throw RpcError(InvalidParams, "kind must be asm or llvm");
+  p.llvm = kind == "llvm";
+  p.focus = focusParams(params);
   return p;
 }
 

@@ -5,6 +5,7 @@
 // RpcError(InvalidParams) naming it, never a crash or a silent default.
 #pragma once
 
+#include "lsp/Custom.h"
 #include "lsp/Protocol.h"
 #include "lsp/Rpc.h"
 
@@ -29,6 +30,12 @@ void to_json(json &j, const CodeLens &l);
 void to_json(json &j, const CodeAction &a);
 void to_json(json &j, const SemanticTokens &t);
 void to_json(json &j, const SemanticTokensDelta &d);
+// isamap's requests (Custom.h): the headline {kernel, instance, target, statement} and the
+// result, the mappings and schedule in the CLI's forms (report/Json.h).
+void to_json(json &j, const MappingsResult &r);
+void to_json(json &j, const ScheduleResult &r);
+void to_json(json &j, const DiagramResult &r);
+void to_json(json &j, const TargetCode &c);
 
 // A value, or null when there is none (the protocol's answer for "nothing here").
 template <class T> json orNull(const std::optional<T> &value) {
@@ -50,5 +57,9 @@ bool includeDeclaration(const json &params);
 FormattingOptions formattingOptions(const json &params);
 // The optional `position`, `instance` and `target` of isamap's requests and lenses.
 FocusParams focusParams(const json &params);
+// isamap/diagram's `view` (default schedule), `format` (svg or dot) and `mapping` (a rank, from 0).
+DiagramParams diagramParams(const json &params);
+// isamap/targetCode's `kind` (asm, the default, or llvm).
+TargetCodeParams targetCodeParams(const json &params);
 
 } // namespace isam::lsp

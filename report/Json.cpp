@@ -2,18 +2,31 @@
 
 namespace isam::report {
 
-nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
+std::optional<FileRange> fileRange(const SourceManager &sm, SourceRange r) {
   if (!r.valid())
+    return std::nullopt;
+  return FileRange{sm.path(r.file), sm.lineColumn(r.file, r.begin), sm.lineColumn(r.file, r.end)};
+}
+
+nlohmann::json rangeJson(const std::optional<FileRange> &r) {
+  if (!r)
     return nullptr;
-  auto b = sm.lineColumn(r.file, r.begin);
-  auto e = sm.lineColumn(r.file, r.end);
-  return {{"file", sm.path(r.file)},
-          {"start", {{"line", b.line}, {"character", b.column}}},
-          {"end", {{"line", e.line}, {"character", e.column}}}};
+  return {{"file", r->file},
+          {"start", {{"line", r->start.line}, {"character", r->start.column}}},
+          {"end", {{"line", r->end.line}, {"character", r->end.column}}}};
+}
+
+nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
+  return rangeJson(fileRange(sm, r));
 }
 
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
                             const SourceManager &sm) {
+  return mappingsJson(m, k, fileRange(sm, m.range));
+}
+
+nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
+                            const std::optional<FileRange> &range) {
   const ir::Statement &s = k.statements[m.index];
   auto indexNames = [&](const std::vector<int> &idx) {
     nlohmann::json a = nlohmann::json::array();
@@ -61,7 +74,7 @@ nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kerne
   for (const auto &r : m.rejected)
     rejected.push_back({{"instruction", r.instruction}, {"reason", r.reason}});
   return {{"kernel", m.kernel},   {"index", m.index},
-          {"text", m.text},       {"range", rangeJson(sm, m.range)},
+          {"text", m.text},       {"range", rangeJson(range)},
           {"target", m.target},   {"mappings", mappings},
           {"rejected", rejected}, {"budgetExhausted", m.budgetExhausted}};
 }

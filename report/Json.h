@@ -12,10 +12,22 @@ namespace isam::report {
 // when the range is not in a file.
 nlohmann::json rangeJson(const SourceManager &sm, SourceRange r);
 
+// A range resolved to its file's path and lines (what rangeJson writes), for a result kept
+// apart from its SourceManager; nullopt when the range is not in a file.
+struct FileRange {
+  std::string file;
+  LineColumn start, end;
+};
+std::optional<FileRange> fileRange(const SourceManager &sm, SourceRange r);
+nlohmann::json rangeJson(const std::optional<FileRange> &r);
+
 // One statement's mappings: every candidate, best first, with its bindings, operands, moves and
 // estimate, and every rejected instruction with its reason.
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
                             const SourceManager &sm);
+// The same, with the statement's range already resolved (fileRange(sm, m.range)).
+nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
+                            const std::optional<FileRange> &range);
 
 // A kernel's schedule: per statement the mapping, tiles and order per memory level, parallel
 // loop, cost breakdown and buffers; the instance's totals and its slowest statement's headline.

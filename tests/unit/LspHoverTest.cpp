@@ -159,3 +159,22 @@ TEST(LspHoverMarkdown, RendersEachPartInOrder) {
   why.runProblem = "declare an instance";
   EXPECT_EQ(markdown(why), "_declare an instance_\n");
 }
+
+TEST(LspHoverScheduleKey, ShowsTheKeysFormAndWhatPinningItDecides) {
+  Annotations t(R"isam(kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  C[m, n] += A[m, k] * B[k, n];
+  schedule { $tile[[tile]] L1: m 4; $parallel[[parallel]]: m; }
+}
+instance g = gemm<16, 16, 16>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto tile = hover(*a, t.range("tile").start);
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->definition, "tile MEMORY: i N, ...;");
+  EXPECT_EQ(tile->documentation, "Pins the tile of each named index held at a memory level.");
+  EXPECT_EQ(tile->range, t.range("tile"));
+  auto parallel = hover(*a, t.range("parallel").start);
+  ASSERT_TRUE(parallel);
+  EXPECT_EQ(parallel->definition, "parallel: i;");
+  EXPECT_NE(markdown(*parallel).find("non-reduction index"), std::string::npos);
+}
