@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Configures and builds isamap into build/ (Release, Ninja). Extra arguments go to CMake.
+# Configures and builds isamap into build/ (Release, Ninja), with assertions and the IR
+# verifiers on (-DISAMAP_ENABLE_ASSERTIONS=ON: the test command's build, as LLVM's
+# "Release+Asserts"; README "Build options"). Extra arguments go to CMake, after these, so
+# `scripts/build.sh -DISAMAP_ENABLE_ASSERTIONS=OFF` builds without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DISAMAP_ENABLE_ASSERTIONS=ON "$@" \
+  >/dev/null
 cmake --build build

@@ -340,7 +340,8 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     hw::HostCpu cpu = hw::detectHost();
     std::optional<hw::Target> description = target(hw::hostDescriptionName(cpu), use);
     return targets_[name] =
-               description ? std::optional(hw::hostTarget(*description, cpu)) : std::nullopt;
+               description ? std::optional(hw::hostTarget(*description, cpu, options_.hostMeter))
+                           : std::nullopt;
   }
   loadShipped(name);
   const auto *syms = &symbols();
