@@ -35,7 +35,9 @@ if(ISAMAP_ENABLE_ASSERTIONS)
     endforeach()
   endforeach()
 else()
-  add_compile_definitions(ISAMAP_ASSERTIONS=0 NDEBUG)
+  # The optimised build types define NDEBUG already.
+  add_compile_definitions(ISAMAP_ASSERTIONS=0
+                          $<$<NOT:$<CONFIG:Release,RelWithDebInfo,MinSizeRel>>:NDEBUG>)
 endif()
 
 # ---- instrumented builds (each in its own build tree; see README "Testing") -----------------
