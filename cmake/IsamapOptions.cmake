@@ -12,11 +12,13 @@ if(ISAMAP_WERROR)
 endif()
 
 # ---- assertions -----------------------------------------------------------------------------
-# ISAMAP_ENABLE_ASSERTIONS: `assert` and the IR verifiers run. ON by default except in a Release
+# ISAMAP_ENABLE_ASSERTIONS: `assert` runs, and the driver runs the IR verifiers (ir/, mapping/
+# and schedule/Verify.h) after sema, mapping and scheduling. ON by default except in a Release
 # build (as LLVM_ENABLE_ASSERTIONS); scripts/build.sh, which the test command uses, turns it on
-# in its Release build, as LLVM's "Release+Asserts" developer builds do. Code asks
-# `#if ISAMAP_ASSERTIONS` (always defined, to 1 or 0), and NDEBUG agrees with it in every build
-# type, so `assert` and the verifiers are on or off together.
+# in its Release build, as LLVM's "Release+Asserts" developer builds do. Every target compiles
+# with the definition ISAMAP_ENABLE_ASSERTIONS=1 or =0 (code asks `#if` or `if constexpr`), and
+# NDEBUG agrees with it in every build type, so `assert` and the verifiers are on or off
+# together. Switching it recompiles everything (NDEBUG changes with it).
 if(NOT DEFINED ISAMAP_ENABLE_ASSERTIONS)
   if(CMAKE_BUILD_TYPE STREQUAL "Release")
     set(isamap_assertions_default OFF)
@@ -27,7 +29,7 @@ endif()
 option(ISAMAP_ENABLE_ASSERTIONS "Enable assertions and the IR verifiers"
        ${isamap_assertions_default})
 if(ISAMAP_ENABLE_ASSERTIONS)
-  add_compile_definitions(ISAMAP_ASSERTIONS=1)
+  add_compile_definitions(ISAMAP_ENABLE_ASSERTIONS=1)
   # CMake puts -DNDEBUG into the flags of the optimised build types; take it out there.
   foreach(flags CMAKE_C_FLAGS CMAKE_CXX_FLAGS)
     foreach(type RELEASE RELWITHDEBINFO MINSIZEREL)
@@ -36,7 +38,7 @@ if(ISAMAP_ENABLE_ASSERTIONS)
   endforeach()
 else()
   # The optimised build types define NDEBUG already.
-  add_compile_definitions(ISAMAP_ASSERTIONS=0
+  add_compile_definitions(ISAMAP_ENABLE_ASSERTIONS=0
                           $<$<NOT:$<CONFIG:Release,RelWithDebInfo,MinSizeRel>>:NDEBUG>)
 endif()
 

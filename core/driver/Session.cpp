@@ -1,6 +1,9 @@
 #include "driver/Session.h"
 #include "driver/Imports.h"
 #include "hw/Host.h"
+#include "ir/Verify.h"
+#include "mapping/Verify.h"
+#include "schedule/Verify.h"
 
 #include "syntax/Parser.h"
 
@@ -32,6 +35,15 @@ std::string formatMs(double ms) {
 bool isRegularFile(const fs::path &p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
+}
+
+// With ISAMAP_ENABLE_ASSERTIONS, a stage's result is verified (ir/, mapping/, schedule/
+// Verify.h) before it is handed out; a broken invariant is reported as an internal error
+// (E0901-E0903), never a crash. `verifier` runs only then.
+template <class F> void verifyStage(DiagnosticSink &diags, F &&verifier) {
+  if constexpr (ISAMAP_ENABLE_ASSERTIONS)
+    for (const Diagnostic &d : verifier())
+      diags.error(d.code, d.range, d.message);
 }
 
 } // namespace
@@ -239,6 +251,12 @@ void Session::checkAll() {
 
 std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   std::vector<ir::Kernel> out;
+  auto keep = [&](std::optional<ir::Kernel> k) {
+    if (!k)
+      return;
+    verifyStage(diags_, [&] { return ir::verify(*k); });
+    out.push_back(std::move(*k));
+  };
   const auto &syms = symbols();
   auto kernelChecked = [&](const ast::KernelDecl &k) {
     auto it = kernelOk_.find(k.name.name);
@@ -261,8 +279,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
     auto k = syms.kernels.find(it->second->kernel.name);
     if (k != syms.kernels.end() && !kernelChecked(*k->second))
       return out;
-    if (auto ir = sema::instantiate(*it->second, syms, diags_))
-      out.push_back(std::move(*ir));
+    keep(sema::instantiate(*it->second, syms, diags_));
     return out;
   }
   if (!sel.kernel.empty()) {
@@ -281,8 +298,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
     }
     if (diags_.hasErrors() || !kernelChecked(*it->second))
       return out;
-    if (auto ir = sema::instantiate(*it->second, sel.kernel, sel.sizes, {}, diags_))
-      out.push_back(std::move(*ir));
+    keep(sema::instantiate(*it->second, sel.kernel, sel.sizes, {}, diags_));
     return out;
   }
   if (const ast::File *main = mainFile())
@@ -290,8 +306,7 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
       auto k = syms.kernels.find(i.kernel.name);
       if (k != syms.kernels.end() && !kernelChecked(*k->second))
         continue;
-      if (auto ir = sema::instantiate(i, syms, diags_))
-        out.push_back(std::move(*ir));
+      keep(sema::instantiate(i, syms, diags_));
     }
   return out;
 }
@@ -394,7 +409,11 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     diags_.error("E0202", use, msg);
     return targets_[name] = std::nullopt;
   }
-  return targets_[name] = sema::buildTarget(*it->second, diags_);
+  auto built = sema::buildTarget(*it->second, diags_);
+  if (built)
+    for (const auto &in : built->instructions)
+      verifyStage(diags_, [&] { return ir::verify(in.semantics); });
+  return targets_[name] = std::move(built);
 }
 
 std::vector<hw::Target> Session::allTargets() {
@@ -409,6 +428,8 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
                                                           const hw::Target &target,
                                                           const mapping::MapOptions &options) {
   auto result = mapping::mapKernel(kernel, target, options);
+  for (const auto &m : result)
+    verifyStage(diags_, [&] { return mapping::verify(m, kernel, target); });
   for (const auto &m : result)
     if (m.budgetExhausted)
       diags_.warning("W0301", m.range,
@@ -483,10 +504,13 @@ schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::T
   schedule::StatementPins pins;
   if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
     pins = pinsOf(*it->second, diags_);
-  if (known)
-    return schedule::scheduleKernel(kernel, target, *known, pins, options, diags_);
-  auto maps = mappings(kernel, target, mapOptions);
-  return schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
+  std::vector<mapping::StatementMappings> computed;
+  if (!known)
+    computed = mappings(kernel, target, mapOptions);
+  const auto &maps = known ? *known : computed;
+  auto result = schedule::scheduleKernel(kernel, target, maps, pins, options, diags_);
+  verifyStage(diags_, [&] { return schedule::verify(result, kernel, target, maps); });
+  return result;
 }
 
 std::optional<hw::System> Session::system(const std::string &name) {

@@ -4,6 +4,9 @@
 #include "support/TestSupport.h"
 
 #include "diag/Codes.h"
+#include "ir/Verify.h"
+#include "mapping/Verify.h"
+#include "schedule/Verify.h"
 
 #include <gtest/gtest.h>
 
@@ -120,6 +123,12 @@ MakeSession scheduling(std::string t, std::string target) {
       s->schedule(kernels[0], *tgt);
     return s;
   };
+}
+
+// What the driver does with a verifier's findings (core/driver/Session.cpp, verifyStage).
+void reportInternal(const std::vector<Diagnostic> &found, Session &s) {
+  for (const auto &d : found)
+    s.diagnostics().error(d.code, d.range, d.message);
 }
 
 // A register file under one memory, a broadcast FMA and an add: enough to schedule a GEMM.
@@ -469,6 +478,51 @@ std::vector<Case> cases() {
          return s;
        },
        "Y[i] = exp(X[i]);", "no instruction of t runs this statement; it will run as scalar code"},
+      // Internal errors: a stage's result broken by hand, verified as the driver does when
+      // assertions are on (ISAMAP_ENABLE_ASSERTIONS), reported into the session.
+      {"E0901_ComputeIrBreaksAnInvariant", "E0901",
+       [k] {
+         auto s = test::analyse(k + "instance k1 = k<8>;\n");
+         auto kernels = s->instances({});
+         if (!kernels.empty()) {
+           kernels[0].statements[0].rhs.access.indices[0].constant = 1; // A[i + 1]
+           reportInternal(ir::verify(kernels[0]), *s);
+         }
+         return s;
+       },
+       "B[i] = A[i];", "internal: compute IR of 'k1': dimension 1 of 'A' (a read) reaches 1..9"},
+      {"E0902_MappingBreaksAnInvariant", "E0902",
+       [k] {
+         auto s = test::analyse(std::string(kVectorTarget) + k + "instance k1 = k<8>;\n");
+         auto kernels = s->instances({});
+         auto target = s->target("vec");
+         if (!kernels.empty() && target) {
+           auto maps = s->mappings(kernels[0], *target);
+           if (!maps[0].candidates.empty()) {
+             mapping::Candidate c = maps[0].candidates[0];
+             c.loops.push_back(0);
+             reportInternal(mapping::verify(c, kernels[0], 0, *target), *s);
+           }
+         }
+         return s;
+       },
+       "B[i] = A[i];", "internal: mapping of 'k1' s0 onto"},
+      {"E0903_ScheduleBreaksAnInvariant", "E0903",
+       [] {
+         auto s = test::analyse(pinnedGemm(""));
+         auto kernels = s->instances({});
+         auto target = s->target("vec");
+         if (!kernels.empty() && target) {
+           auto maps = s->mappings(kernels[0], *target);
+           auto ks = s->schedule(kernels[0], *target, {}, {}, &maps);
+           schedule::Config c = ks.statements[0].config;
+           if (c.tiles.size() > 1)
+             c.tiles[1][0] = 6; // fma4 covers 4 at a time
+           reportInternal(schedule::verify(c, kernels[0], *target, maps[0]), *s);
+         }
+         return s;
+       },
+       "C[m, n] += A[m, k] * B[k, n];", "is not a whole number of calls of 4"},
   };
 }
 

@@ -1,0 +1,252 @@
+#include "ir/Verify.h"
+
+#include <algorithm>
+#include <set>
+
+namespace isam::ir {
+
+namespace {
+
+int arity(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Kind::Const:
+  case Expr::Kind::Read:
+    return 0;
+  case Expr::Kind::Neg:
+    return 1;
+  case Expr::Kind::Add:
+  case Expr::Kind::Sub:
+  case Expr::Kind::Mul:
+  case Expr::Kind::Div:
+    return 2;
+  case Expr::Kind::Call:
+    return e.fn == Fn::Max || e.fn == Fn::Min ? 2 : 1;
+  }
+  return 0;
+}
+
+class KernelVerifier {
+public:
+  explicit KernelVerifier(const Kernel &k) : k_(k) {}
+
+  std::vector<Diagnostic> run() {
+    tensors();
+    for (size_t s = 0; s < k_.statements.size(); ++s)
+      statement(s);
+    return std::move(out_);
+  }
+
+private:
+  const Kernel &k_;
+  std::vector<Diagnostic> out_;
+
+  void fail(SourceRange at, const std::string &what) {
+    Diagnostic d;
+    d.code = "E0901";
+    d.range = at.valid() ? at : k_.range;
+    d.message = "internal: compute IR of '" + k_.name + "': " + what;
+    out_.push_back(std::move(d));
+  }
+
+  void tensors() {
+    std::set<std::string> names;
+    for (const Tensor &t : k_.tensors) {
+      if (!names.insert(t.name).second)
+        fail(t.range, "tensor '" + t.name + "' declared twice");
+      if (!t.shapeParams.empty() && t.shapeParams.size() != t.shape.size()) {
+        fail(t.range, "tensor '" + t.name + "' has " + std::to_string(t.shape.size()) +
+                          " dimensions but " + std::to_string(t.shapeParams.size()) +
+                          " free-size entries");
+        continue;
+      }
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        bool free = !t.shapeParams.empty() && !t.shapeParams[d].empty();
+        if (free ? t.shape[d] != 0 : t.shape[d] < 1)
+          fail(t.range, "dimension " + std::to_string(d + 1) + " of '" + t.name + "' has size " +
+                            std::to_string(t.shape[d]) +
+                            (free ? " but is the free size " + t.shapeParams[d] : ""));
+      }
+    }
+  }
+
+  bool isFree(const Tensor &t, size_t d) const {
+    return d < t.shapeParams.size() && !t.shapeParams[d].empty();
+  }
+
+  // Rank, index positions and bounds of one access; false when it cannot be followed further.
+  bool access(const Statement &s, const Access &a, const std::string &role) {
+    if (a.tensor < 0 || size_t(a.tensor) >= k_.tensors.size()) {
+      fail(s.range, role + " names tensor #" + std::to_string(a.tensor) + " of " +
+                        std::to_string(k_.tensors.size()));
+      return false;
+    }
+    const Tensor &t = k_.tensors[size_t(a.tensor)];
+    if (a.indices.size() != t.shape.size()) {
+      fail(s.range, role + " indexes '" + t.name + "' with " + std::to_string(a.indices.size()) +
+                        " indices but it has " + std::to_string(t.shape.size()) + " dimensions");
+      return false;
+    }
+    bool ok = true;
+    for (size_t d = 0; d < a.indices.size(); ++d) {
+      const Affine &x = a.indices[d];
+      std::string dim =
+          "dimension " + std::to_string(d + 1) + " of '" + t.name + "' (" + role + ")";
+      // The range of the dimension's index over the domain, exact in 128 bits (sema bounds
+      // coefficients and extents so that no product overflows there).
+      __int128 lo = x.constant, hi = x.constant;
+      bool followable = true;
+      for (auto [i, coef] : x.terms) {
+        if (i < 0 || size_t(i) >= s.indices.size()) {
+          fail(s.range, dim + " uses index position " + std::to_string(i) + " of " +
+                            std::to_string(s.indices.size()));
+          followable = ok = false;
+          continue;
+        }
+        __int128 top = __int128(coef) * (s.indices[size_t(i)].extent - 1);
+        lo += std::min<__int128>(0, top);
+        hi += std::max<__int128>(0, top);
+      }
+      if (!followable)
+        continue;
+      if (isFree(t, d)) {
+        const std::string &param = t.shapeParams[d];
+        bool plain = x.terms.size() == 1 && x.terms[0].second == 1 && x.constant == 0 &&
+                     s.indices[size_t(x.terms[0].first)].param == param;
+        if (!plain)
+          fail(s.range, dim + " has the free size " + param +
+                            " but is not indexed by an index over " + param + " alone");
+        continue;
+      }
+      for (auto [i, coef] : x.terms)
+        if (!s.indices[size_t(i)].param.empty() && coef != 0) {
+          fail(s.range, dim + " has a fixed size but is indexed by '" + s.indices[size_t(i)].name +
+                            "', which ranges over the free size " + s.indices[size_t(i)].param);
+          followable = false;
+        }
+      if (followable && (lo < 0 || hi >= t.shape[d]))
+        fail(s.range, dim + " reaches " + std::to_string(int64_t(lo)) + ".." +
+                          std::to_string(int64_t(hi) + 1) + " over the domain but has size " +
+                          std::to_string(t.shape[d]));
+    }
+    return ok;
+  }
+
+  void writeAccess(const Statement &s) {
+    if (!access(s, s.lhs, "the written access"))
+      return;
+    const Tensor &t = k_.tensors[size_t(s.lhs.tensor)];
+    if (t.role == TensorRole::Input)
+      fail(s.range, "the statement writes the input '" + t.name + "'");
+    // One distinct index per dimension, in order: position d indexes dimension d (offset by a
+    // constant where a `where` range starts above 0; the bounds check covers the offset).
+    for (size_t d = 0; d < s.lhs.indices.size(); ++d) {
+      const Affine &x = s.lhs.indices[d];
+      if (x.terms.size() != 1 || x.terms[0].second != 1 || x.terms[0].first != int(d))
+        fail(s.range, "dimension " + std::to_string(d + 1) + " of the written '" + t.name +
+                          "' is not indexed by write index #" + std::to_string(d));
+    }
+  }
+
+  void indices(const Statement &s) {
+    size_t writes = s.lhs.indices.size();
+    std::set<std::string> names;
+    bool anyReduction = false;
+    for (size_t i = 0; i < s.indices.size(); ++i) {
+      const Index &x = s.indices[i];
+      if (!names.insert(x.name).second)
+        fail(s.range, "index '" + x.name + "' appears twice");
+      if (x.param.empty() ? x.extent < 1 : x.extent != 0)
+        fail(s.range, "index '" + x.name + "' has extent " + std::to_string(x.extent) +
+                          (x.param.empty() ? "" : " but ranges over the free size " + x.param));
+      // Write indices first (one per written dimension), then exactly the others, reduced.
+      bool written = i < writes;
+      if (x.reduction == written)
+        fail(s.range, "index '" + x.name + "' is " +
+                          (written ? "in the written access but marked as a reduction"
+                                   : "absent from the written access but not marked as a "
+                                     "reduction"));
+      anyReduction = anyReduction || !written;
+    }
+    if (s.indices.size() < writes)
+      fail(s.range, "the written access has " + std::to_string(writes) +
+                        " dimensions but the statement only " + std::to_string(s.indices.size()) +
+                        " indices");
+    if (anyReduction && s.reduce == ReduceOp::None)
+      fail(s.range, "the statement has reduction indices but no reduction operator");
+  }
+
+  void expr(const Statement &s, const Expr &e, std::vector<const Access *> &reads) {
+    if (int(e.args.size()) != arity(e)) {
+      fail(s.range, "an expression node has " + std::to_string(e.args.size()) +
+                        " operands instead of " + std::to_string(arity(e)));
+      return;
+    }
+    if (e.kind == Expr::Kind::Read) {
+      reads.push_back(&e.access);
+      if (access(s, e.access, "a read") && e.type != k_.tensors[size_t(e.access.tensor)].type)
+        fail(s.range, std::string("a read of '") + k_.tensors[size_t(e.access.tensor)].name +
+                          "' is typed " + elemTypeName(e.type) + " but the tensor is " +
+                          elemTypeName(k_.tensors[size_t(e.access.tensor)].type));
+      return;
+    }
+    bool conversion = e.kind == Expr::Kind::Call && e.fn == Fn::Cast;
+    for (const Expr &a : e.args) {
+      if (!conversion && a.type != e.type)
+        fail(s.range, std::string("an operand typed ") + elemTypeName(a.type) + " under a " +
+                          elemTypeName(e.type) + " operation");
+      expr(s, a, reads);
+    }
+  }
+
+  static bool samePoint(const Affine &a, const Affine &b, size_t indices) {
+    if (a.constant != b.constant)
+      return false;
+    for (size_t i = 0; i < indices; ++i)
+      if (a.coefficientOf(int(i)) != b.coefficientOf(int(i)))
+        return false;
+    return true;
+  }
+
+  void selfReads(const Statement &s, const std::vector<const Access *> &reads) {
+    for (const Access *r : reads) {
+      if (r->tensor != s.lhs.tensor)
+        continue;
+      const std::string &name = k_.tensors[size_t(r->tensor)].name;
+      if (s.reduce != ReduceOp::None) {
+        fail(s.range, "the reduction reads '" + name + "', which it writes");
+        return;
+      }
+      bool same = r->indices.size() == s.lhs.indices.size();
+      for (size_t d = 0; same && d < r->indices.size(); ++d)
+        same = samePoint(r->indices[d], s.lhs.indices[d], s.indices.size());
+      if (!same) {
+        fail(s.range, "the statement reads '" + name + "' at another point than it writes");
+        return;
+      }
+    }
+  }
+
+  void statement(size_t at) {
+    const Statement &s = k_.statements[at];
+    indices(s);
+    writeAccess(s);
+    std::vector<const Access *> reads;
+    size_t before = out_.size();
+    expr(s, s.rhs, reads);
+    bool lhsOk = s.lhs.tensor >= 0 && size_t(s.lhs.tensor) < k_.tensors.size();
+    if (lhsOk && s.rhs.type != k_.tensors[size_t(s.lhs.tensor)].type)
+      fail(s.range, std::string("the right-hand side is ") + elemTypeName(s.rhs.type) +
+                        " but the written '" + k_.tensors[size_t(s.lhs.tensor)].name + "' is " +
+                        elemTypeName(k_.tensors[size_t(s.lhs.tensor)].type));
+    if (lhsOk && out_.size() == before)
+      selfReads(s, reads);
+  }
+};
+
+} // namespace
+
+std::vector<Diagnostic> verify(const Kernel &kernel) {
+  return KernelVerifier(kernel).run();
+}
+
+} // namespace isam::ir

@@ -1,0 +1,284 @@
+#include "mapping/Verify.h"
+
+#include <set>
+
+namespace isam::mapping {
+
+namespace {
+
+bool sameAccess(const ir::Access &a, const ir::Access &b) {
+  if (a.tensor != b.tensor || a.indices.size() != b.indices.size())
+    return false;
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    if (a.indices[d].terms != b.indices[d].terms || a.indices[d].constant != b.indices[d].constant)
+      return false;
+  return true;
+}
+
+void collectAccesses(const ir::Expr &e, std::vector<const ir::Access *> &out) {
+  if (e.kind == ir::Expr::Kind::Read)
+    out.push_back(&e.access);
+  for (const auto &a : e.args)
+    collectAccesses(a, out);
+}
+
+// Element stride of statement index `index` in `a` (row-major tensor).
+int64_t strideIn(const ir::Tensor &t, const ir::Access &a, int index) {
+  int64_t stride = 0, inner = 1;
+  for (size_t d = t.shape.size(); d-- > 0 && d < a.indices.size();) {
+    stride += inner * a.indices[d].coefficientOf(index);
+    inner *= t.shape[d];
+  }
+  return stride;
+}
+
+class CandidateVerifier {
+public:
+  CandidateVerifier(const Candidate &c, const ir::Kernel &k, size_t statement, const hw::Target &t,
+                    std::vector<Diagnostic> &out)
+      : c_(c), k_(k), at_(statement), t_(t), out_(out) {}
+
+  void run() {
+    if (at_ >= k_.statements.size()) {
+      fail("the candidate is for statement s" + std::to_string(at_) + " of " +
+           std::to_string(k_.statements.size()));
+      return;
+    }
+    s_ = &k_.statements[at_];
+    const hw::Instruction *in = t_.instruction(c_.instruction);
+    if (!in) {
+      fail("'" + c_.instruction + "' is not an instruction of " + t_.name);
+      return;
+    }
+    if (in->isMove != c_.isMove)
+      fail(std::string("'") + in->name + "' is " + (in->isMove ? "" : "not ") +
+           "a move but the candidate says otherwise");
+    if (in->semantics.statements.size() != 1) {
+      fail("'" + in->name + "' has " + std::to_string(in->semantics.statements.size()) +
+           " statements; only single-statement semantics map");
+      return;
+    }
+    if (c_.instructionCount < 1 || !(c_.cycles > 0) || !(c_.utilization > 0) ||
+        !(c_.utilization <= 1))
+      fail("estimates out of range: " + std::to_string(c_.instructionCount) + " instructions, " +
+           std::to_string(c_.cycles) + " cycles, utilization " + std::to_string(c_.utilization));
+    if (bindings(*in))
+      operands(*in);
+  }
+
+private:
+  const Candidate &c_;
+  const ir::Kernel &k_;
+  size_t at_;
+  const hw::Target &t_;
+  std::vector<Diagnostic> &out_;
+  const ir::Statement *s_ = nullptr;
+
+  void fail(const std::string &what) {
+    Diagnostic d;
+    d.code = "E0902";
+    d.range = at_ < k_.statements.size() ? k_.statements[at_].range : k_.range;
+    d.message = "internal: mapping of '" + k_.name + "' s" + std::to_string(at_) + " onto '" +
+                c_.instruction + "' (" + t_.name + "): " + what;
+    out_.push_back(std::move(d));
+  }
+
+  // False when the bindings cannot be followed further (positions out of range).
+  bool bindings(const hw::Instruction &in) {
+    const ir::Statement &I = in.semantics.statements[0];
+    const ir::Statement &s = *s_;
+    if (c_.bindings.size() != I.indices.size()) {
+      fail(std::to_string(c_.bindings.size()) + " index bindings for the instruction's " +
+           std::to_string(I.indices.size()) + " indices");
+      return false;
+    }
+    std::vector<int> uses(s.indices.size(), 0);
+    bool followable = true, unboundWide = false;
+    for (size_t b = 0; b < c_.bindings.size(); ++b) {
+      const IndexBinding &ib = c_.bindings[b];
+      const ir::Index &ii = I.indices[b];
+      std::string what = "instruction index '" + ib.instrIndex + "'";
+      if (ib.instrIndex != ii.name)
+        fail("binding #" + std::to_string(b) + " names " + what + " but the instruction's is '" +
+             ii.name + "'");
+      int64_t extent = ii.param.empty() ? ii.extent : 0;
+      if (ib.instrExtent != extent || ib.instrParam != ii.param)
+        fail(what + " has extent " + std::to_string(ib.instrExtent) + " '" + ib.instrParam +
+             "' but the instruction's is " + std::to_string(extent) + " '" + ii.param + "'");
+      int64_t product = 1;
+      for (int x : ib.stmtIndices) {
+        if (x < 0 || size_t(x) >= s.indices.size()) {
+          fail(what + " is bound to statement index #" + std::to_string(x) + " of " +
+               std::to_string(s.indices.size()));
+          followable = false;
+          continue;
+        }
+        ++uses[size_t(x)];
+        product *= s.indices[size_t(x)].extent;
+        if (s.indices[size_t(x)].reduction != ii.reduction)
+          fail(what + (ii.reduction ? " reduces" : " does not reduce") +
+               " but is bound to statement index '" + s.indices[size_t(x)].name + "'");
+      }
+      if (followable && ib.stmtExtent != product)
+        fail(what + " records extent " + std::to_string(ib.stmtExtent) +
+             " but its statement indices span " + std::to_string(product));
+      remainder(ib, what);
+      unboundWide = unboundWide || (ib.stmtIndices.empty() && ib.instrExtent > 1);
+    }
+    if (c_.degenerate != unboundWide)
+      fail(std::string("marked ") + (c_.degenerate ? "" : "not ") +
+           "degenerate, but an instruction index wider than 1 is " + (unboundWide ? "" : "not ") +
+           "left unbound");
+    for (int x : c_.loops) {
+      if (x < 0 || size_t(x) >= s.indices.size()) {
+        fail("loops over statement index #" + std::to_string(x) + " of " +
+             std::to_string(s.indices.size()));
+        followable = false;
+        continue;
+      }
+      ++uses[size_t(x)];
+    }
+    for (size_t x = 0; x < uses.size(); ++x)
+      if (uses[x] != 1)
+        fail("statement index '" + s.indices[x].name + "' is bound or looped " +
+             std::to_string(uses[x]) + " times instead of once");
+    return followable;
+  }
+
+  void remainder(const IndexBinding &ib, const std::string &what) {
+    bool ok;
+    if (ib.instrExtent == 0)
+      ok = ib.remainder == Remainder::Free;
+    else if (ib.instrExtent < 0)
+      ok = false;
+    else if (ib.stmtExtent % ib.instrExtent == 0)
+      ok = ib.remainder == Remainder::Exact;
+    else
+      ok = ib.remainder != Remainder::Exact && ib.remainder != Remainder::Free;
+    if (!ok)
+      fail(what + " covers " + std::to_string(ib.stmtExtent) + " in steps of " +
+           std::to_string(ib.instrExtent) + " but its remainder is " + remainderName(ib.remainder));
+  }
+
+  void operands(const hw::Instruction &in) {
+    const ir::Kernel &sem = in.semantics;
+    const ir::Statement &s = *s_;
+    if (c_.operands.size() != sem.tensors.size()) {
+      fail(std::to_string(c_.operands.size()) + " operand bindings for the instruction's " +
+           std::to_string(sem.tensors.size()) + " operands");
+      return;
+    }
+    std::vector<const ir::Access *> accesses{&s.lhs};
+    collectAccesses(s.rhs, accesses);
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandBinding &ob = c_.operands[o];
+      const ir::Tensor &op = sem.tensors[o];
+      std::string what = "operand '" + ob.operand + "'";
+      if (ob.operand != op.name || ob.role != op.role)
+        fail("binding #" + std::to_string(o) + " is " + what + " (" + ir::tensorRoleName(ob.role) +
+             ") but the instruction's is '" + op.name + "' (" + ir::tensorRoleName(op.role) + ")");
+      for (const std::string &m : ob.moves) {
+        if (m.rfind("pack", 0) == 0)
+          continue;
+        // Listed as "NAME (FROM -> TO)".
+        const hw::Instruction *mv = t_.instruction(m.substr(0, m.find(' ')));
+        if (!mv || !mv->isMove)
+          fail(what + " is brought in by '" + m + "', which is not a move of " + t_.name);
+      }
+      if (ob.tensor < 0)
+        continue;
+      if (size_t(ob.tensor) >= k_.tensors.size()) {
+        fail(what + " is bound to tensor #" + std::to_string(ob.tensor) + " of " +
+             std::to_string(k_.tensors.size()));
+        continue;
+      }
+      const ir::Tensor &t = k_.tensors[size_t(ob.tensor)];
+      bool found = false;
+      for (const ir::Access *a : accesses)
+        found = found || (a->tensor == ob.tensor && sameAccess(*a, ob.access));
+      if (!found) {
+        fail(what + " is bound to '" + t.name + "' by an access the statement does not make");
+        continue;
+      }
+      if (ob.computedSeparately)
+        continue;
+      if (t.type != op.type)
+        fail(what + " is " + ir::elemTypeName(op.type) + " but is bound to '" + t.name +
+             "', which is " + ir::elemTypeName(t.type));
+      fusedRunsContiguous(ob, t);
+    }
+  }
+
+  // Fused statement indices must be one run of memory in the operand's tensor: each outer
+  // index's stride is the inner one's times the inner extent.
+  void fusedRunsContiguous(const OperandBinding &ob, const ir::Tensor &t) {
+    const ir::Statement &s = *s_;
+    for (const IndexBinding &ib : c_.bindings) {
+      std::vector<int> run;
+      for (int x : ib.stmtIndices)
+        if (s.indices[size_t(x)].extent > 1)
+          run.push_back(x);
+      for (size_t q = 1; q < run.size(); ++q) {
+        int64_t outer = strideIn(t, ob.access, run[q - 1]), inner = strideIn(t, ob.access, run[q]);
+        if (outer == 0 && inner == 0)
+          continue; // the operand does not use this instruction index
+        if (outer != inner * s.indices[size_t(run[q])].extent)
+          fail("fuses '" + s.indices[size_t(run[q - 1])].name + "' and '" +
+               s.indices[size_t(run[q])].name + "', which are not contiguous in '" + t.name +
+               "' (" + ob.binding + ")");
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::vector<Diagnostic> verify(const Candidate &candidate, const ir::Kernel &kernel,
+                               size_t statement, const hw::Target &target) {
+  std::vector<Diagnostic> out;
+  CandidateVerifier(candidate, kernel, statement, target, out).run();
+  return out;
+}
+
+std::vector<Diagnostic> verify(const StatementMappings &m, const ir::Kernel &kernel,
+                               const hw::Target &target) {
+  std::vector<Diagnostic> out;
+  auto fail = [&](const std::string &what) {
+    Diagnostic d;
+    d.code = "E0902";
+    d.range = m.index < kernel.statements.size() ? kernel.statements[m.index].range : kernel.range;
+    d.message = "internal: mappings of '" + kernel.name + "' s" + std::to_string(m.index) + " on " +
+                target.name + ": " + what;
+    out.push_back(std::move(d));
+  };
+  if (m.kernel != kernel.name || m.target != target.name || m.index >= kernel.statements.size()) {
+    fail("they name '" + m.kernel + "' s" + std::to_string(m.index) + " on '" + m.target + "'");
+    return out;
+  }
+  std::set<std::string> mapped;
+  for (const Candidate &c : m.candidates)
+    mapped.insert(c.instruction);
+  std::set<std::string> rejected;
+  for (const Rejection &r : m.rejected) {
+    if (r.reason.empty())
+      fail("'" + r.instruction + "' is rejected without a reason");
+    if (mapped.count(r.instruction))
+      fail("'" + r.instruction + "' is both a candidate and rejected");
+    rejected.insert(r.instruction);
+  }
+  if (!m.budgetExhausted)
+    for (const hw::Instruction &in : target.instructions)
+      if (!mapped.count(in.name) && !rejected.count(in.name))
+        fail("'" + in.name + "' is neither a candidate nor rejected");
+  auto good = [](const Candidate &c) { return !c.partial && !c.degenerate; };
+  for (size_t i = 1; i < m.candidates.size(); ++i)
+    if (good(m.candidates[i]) && !good(m.candidates[i - 1]))
+      fail("candidate #" + std::to_string(i) + " ('" + m.candidates[i].instruction +
+           "') is full and non-degenerate but ranked after one that is not");
+  for (const Candidate &c : m.candidates)
+    for (auto &d : verify(c, kernel, m.index, target))
+      out.push_back(std::move(d));
+  return out;
+}
+
+} // namespace isam::mapping
