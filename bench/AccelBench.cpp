@@ -12,6 +12,7 @@
 #include "backends/accel/Emit.h"
 #include "backends/accel/Simulator.h"
 #include "driver/Session.h"
+#include "pipeline/Executor.h"
 #include "source/FileIo.h"
 
 #include <CLI/CLI.hpp>
@@ -75,8 +76,11 @@ std::vector<Shape> readGemms(const std::string &path, std::string &error) {
   return out;
 }
 
+// Schedules `k` in `session` and times it on `simulator` (the pipeline's executor for the
+// target), beside the cost model's estimate.
 Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
-            const bench::Roofline &roofline, const std::string &trace) {
+            pipeline::Executor &simulator, const bench::Roofline &roofline,
+            const std::string &trace) {
   Row r;
   r.label = k.name;
   r.flops = k.flopCount();
@@ -85,10 +89,14 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
   for (const auto &ss : ks.statements)
     if (ss.config.mapping >= 0)
       r.estimate += ss.cost.cycles;
-  try {
-    accel::SimOptions options;
-    options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
-    accel::SimResult sim = accel::simulate(k, target, ks, nullptr, options);
+  pipeline::RunOptions options;
+  options.tracePath = trace.empty() ? "" : trace + "." + k.name + ".json";
+  options.functional = false; // the large shapes' data would not fit
+  interp::Buffers none;
+  if (auto ran = simulator.run(k, &ks, none, options); !ran) {
+    r.error = llvm::toString(ran.takeError());
+  } else {
+    const accel::SimResult &sim = *ran->simulation;
     r.cycles = sim.cycles;
     r.utilization = sim.utilization;
     r.instructions = sim.instructions;
@@ -100,8 +108,6 @@ Row measure(Session &session, const ir::Kernel &k, const hw::Target &target,
     double bound = roofline.gflops(r.flops, bench::kernelBytes(k), 1);
     double rooflineCycles = bound > 0 ? r.flops / (bound * 1e9) * roofline.clockHz : 0;
     r.roofline = whole && r.cycles > 0 ? rooflineCycles / r.cycles : -1;
-  } catch (const accel::Error &e) {
-    r.error = e.what();
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -113,127 +119,128 @@ std::string percent(double x) {
   return b;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  CLI::App app{"isamap's accelerator cost model against its simulator"};
+struct Options {
   std::string targetName = "systolic16", csv, filter, jsonPath, trace;
   std::string source = ISAMAP_SOURCE_DIR;
   size_t limit = 0, skip = 0;
   bool noSamples = false, noGemm = false;
   std::vector<std::string> includes;
-  app.add_option("--target", targetName, "A simulated target (no LLVM triple)");
-  app.add_option("--csv", csv, "DeepBench GEMM sizes (default: ../shared/data beside the source)");
-  app.add_option("--filter", filter, "Only shapes whose label contains this");
-  app.add_option("--limit", limit, "At most this many GEMM shapes");
-  app.add_option("--skip", skip, "Skip the first this many GEMM shapes (with --limit: a slice)");
-  app.add_flag("--no-samples", noSamples, "Skip the sample instances");
-  app.add_flag("--no-gemm", noGemm, "Skip the DeepBench GEMMs");
-  app.add_option("--json", jsonPath, "Also write the rows as JSON");
-  app.add_option("--trace", trace,
+};
+
+void addOptions(CLI::App &app, Options &options) {
+  app.add_option("--target", options.targetName, "A simulated target (no LLVM triple)");
+  app.add_option("--csv", options.csv,
+                 "DeepBench GEMM sizes (default: ../shared/data beside the source)");
+  app.add_option("--filter", options.filter, "Only shapes whose label contains this");
+  app.add_option("--limit", options.limit, "At most this many GEMM shapes");
+  app.add_option("--skip", options.skip,
+                 "Skip the first this many GEMM shapes (with --limit: a slice)");
+  app.add_flag("--no-samples", options.noSamples, "Skip the sample instances");
+  app.add_flag("--no-gemm", options.noGemm, "Skip the DeepBench GEMMs");
+  app.add_option("--json", options.jsonPath, "Also write the rows as JSON");
+  app.add_option("--trace", options.trace,
                  "Write each simulation's Chrome trace to PREFIX.INSTANCE.json (its first "
                  "500,000 events)");
-  app.add_option("-I,--include", includes, "Directory searched for the target's description");
-  CLI11_PARSE(app, argc, argv);
-  if (csv.empty())
-    csv = (fs::path(source).parent_path() / "shared/data/deepbench_gemm.csv").string();
+  app.add_option("-I,--include", options.includes,
+                 "Directory searched for the target's description");
+}
 
-  SessionOptions so;
-  so.searchPath = includes;
-  Session session(so);
-  if (!session.loadFile(source + "/samples/gemm.isam"))
-    return 1;
-  auto target = session.target(targetName);
-  if (!target || !accel::isAccelerator(*target)) {
-    std::fprintf(stderr, "isamap_bench_accel: %s is not a simulated target\n", targetName.c_str());
-    return 1;
+// Prints a row as soon as it is measured (a run over every shape takes a while), and keeps it
+// for the summary.
+void report(const Row &row, const std::string &targetName, std::vector<Row> &rows) {
+  if (!row.error.empty()) {
+    std::printf("%-34s %s\n", row.label.c_str(), row.error.c_str());
+  } else if (row.instructions == 0) {
+    std::printf("%-34s no statement runs on %s: the host runs it all\n", row.label.c_str(),
+                targetName.c_str());
+  } else {
+    char share[32] = "(host part)";
+    if (row.roofline >= 0)
+      std::snprintf(share, sizeof share, "%.1f%%", 100 * row.roofline);
+    std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %9s %8.1fs\n", row.label.c_str(), row.estimate,
+                row.cycles, percent((row.estimate - row.cycles) / row.cycles).c_str(),
+                100 * row.utilization, share, row.seconds);
   }
-  bench::Roofline roofline = bench::rooflineOf(*target);
-  std::vector<Row> rows;
-  auto report = [&](const Row &r) {
-    if (!r.error.empty()) {
-      std::printf("%-34s %s\n", r.label.c_str(), r.error.c_str());
-    } else if (r.instructions == 0) {
-      std::printf("%-34s no statement runs on %s: the host runs it all\n", r.label.c_str(),
-                  target->name.c_str());
-    } else {
-      char share[32] = "(host part)";
-      if (r.roofline >= 0)
-        std::snprintf(share, sizeof share, "%.1f%%", 100 * r.roofline);
-      std::printf("%-34s %14.0f %14.0f %9s %8.1f%% %9s %8.1fs\n", r.label.c_str(), r.estimate,
-                  r.cycles, percent((r.estimate - r.cycles) / r.cycles).c_str(),
-                  100 * r.utilization, share, r.seconds);
-    }
-    std::fflush(stdout);
-    rows.push_back(r);
-  };
-  std::printf("%s: %.0f flop/cycle peak, DRAM %.0f B/cycle\n", target->name.c_str(),
-              roofline.flopsPerCycle, roofline.dramBytesPerS / roofline.clockHz);
-  std::printf("%-34s %14s %14s %9s %9s %9s %9s\n", "shape", "model cycles", "sim cycles", "error",
-              "util", "roofline", "time");
-  if (!noGemm) {
-    std::string error;
-    auto shapes = readGemms(csv, error);
-    if (!error.empty()) {
-      std::fprintf(stderr, "isamap_bench_accel: %s\n", error.c_str());
-      return 1;
-    }
-    size_t done = 0;
-    for (const auto &s : shapes) {
-      InstanceSelector sel;
-      sel.kernel = s.kernel;
-      sel.sizes = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
-      std::string label = s.kernel + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
-                          std::to_string(s.k);
-      if (label.find(filter) == std::string::npos)
-        continue;
-      if (done++ < skip)
-        continue;
-      if (limit && done > skip + limit)
-        break;
-      auto ks = session.instances(sel);
-      if (ks.empty())
-        continue;
-      Row r = measure(session, ks.front(), *target, roofline, trace);
-      r.label = label;
-      report(r);
-    }
+  std::fflush(stdout);
+  rows.push_back(row);
+}
+
+// The DeepBench GEMMs the options select, as instances of the gemm sample's kernels. False
+// (with a message) if the sizes file cannot be read.
+bool measureGemms(Session &session, const hw::Target &target, pipeline::Executor &simulator,
+                  const bench::Roofline &roofline, const Options &options,
+                  std::vector<Row> &rows) {
+  std::string error;
+  auto shapes = readGemms(options.csv, error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "isamap_bench_accel: %s\n", error.c_str());
+    return false;
   }
-  if (!noSamples) {
-    std::vector<std::string> files;
-    for (const auto &e : fs::directory_iterator(source + "/samples"))
-      if (e.path().extension() == ".isam")
-        files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (const auto &f : files) {
-      Session s(so);
-      if (!s.loadFile(f))
-        continue;
-      auto t = s.target(targetName);
-      if (!t)
-        continue;
-      for (const auto &k : s.instances({}))
-        if (k.name.find(filter) != std::string::npos)
-          report(measure(s, k, *t, roofline, trace));
-    }
-  }
-  // Summary: the model's error over all rows, utilization over the large GEMMs.
-  std::vector<double> errors, bigUtil, bigRoofline;
-  for (const auto &r : rows) {
-    if (!r.error.empty() || r.cycles <= 0 || r.estimate <= 0)
+  size_t done = 0;
+  for (const auto &shape : shapes) {
+    InstanceSelector selector;
+    selector.kernel = shape.kernel;
+    selector.sizes = {{"M", shape.m}, {"N", shape.n}, {"K", shape.k}};
+    std::string label = shape.kernel + "_" + std::to_string(shape.m) + "x" +
+                        std::to_string(shape.n) + "x" + std::to_string(shape.k);
+    if (label.find(options.filter) == std::string::npos)
       continue;
-    errors.push_back(std::fabs(r.estimate - r.cycles) / r.cycles);
-    if (r.flops >= 1e9 && r.label.rfind("gemm", 0) == 0) {
-      bigUtil.push_back(r.utilization);
-      bigRoofline.push_back(r.roofline);
+    if (done++ < options.skip)
+      continue;
+    if (options.limit && done > options.skip + options.limit)
+      break;
+    auto kernels = session.instances(selector);
+    if (kernels.empty())
+      continue;
+    Row row = measure(session, kernels.front(), target, simulator, roofline, options.trace);
+    row.label = label;
+    report(row, target.name, rows);
+  }
+  return true;
+}
+
+// Every instance of every sample that declares the target.
+void measureSamples(const SessionOptions &sessionOptions, pipeline::Executor &simulator,
+                    const bench::Roofline &roofline, const Options &options,
+                    std::vector<Row> &rows) {
+  std::vector<std::string> files;
+  for (const auto &entry : fs::directory_iterator(options.source + "/samples"))
+    if (entry.path().extension() == ".isam")
+      files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  for (const auto &file : files) {
+    Session session(sessionOptions);
+    if (!session.loadFile(file))
+      continue;
+    auto target = session.target(options.targetName);
+    if (!target)
+      continue;
+    for (const auto &kernel : session.instances({}))
+      if (kernel.name.find(options.filter) != std::string::npos)
+        report(measure(session, kernel, *target, simulator, roofline, options.trace),
+               options.targetName, rows);
+  }
+}
+
+double mean(const std::vector<double> &values) {
+  double sum = 0;
+  for (double value : values)
+    sum += value;
+  return values.empty() ? 0.0 : sum / double(values.size());
+}
+
+// The model's error over all rows, utilization over the large GEMMs.
+void printSummary(const std::vector<Row> &rows) {
+  std::vector<double> errors, bigUtil, bigRoofline;
+  for (const auto &row : rows) {
+    if (!row.error.empty() || row.cycles <= 0 || row.estimate <= 0)
+      continue;
+    errors.push_back(std::fabs(row.estimate - row.cycles) / row.cycles);
+    if (row.flops >= 1e9 && row.label.rfind("gemm", 0) == 0) {
+      bigUtil.push_back(row.utilization);
+      bigRoofline.push_back(row.roofline);
     }
   }
-  auto mean = [](const std::vector<double> &v) {
-    double s = 0;
-    for (double x : v)
-      s += x;
-    return v.empty() ? 0.0 : s / double(v.size());
-  };
   std::sort(errors.begin(), errors.end());
   std::printf("\ncost model vs simulator over %zu shapes: mean |error| %.1f%%, median %.1f%%, "
               "worst %.1f%%\n",
@@ -246,21 +253,66 @@ int main(int argc, char **argv) {
                 bigUtil.size(), 100 * mean(bigUtil),
                 100 * *std::min_element(bigUtil.begin(), bigUtil.end()), 100 * mean(bigRoofline),
                 100 * *std::min_element(bigRoofline.begin(), bigRoofline.end()));
-  if (!jsonPath.empty()) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto &r : rows)
-      j.push_back({{"shape", r.label},
-                   {"flops", r.flops},
-                   {"modelCycles", r.estimate},
-                   {"simulatedCycles", r.cycles},
-                   {"utilization", r.utilization},
-                   {"roofline", r.roofline >= 0 ? nlohmann::json(r.roofline) : nlohmann::json()},
-                   {"error", r.error}});
-    std::string error;
-    if (!writeFileAtomically(jsonPath, j.dump(2), error)) {
-      std::fprintf(stderr, "isamap_bench_accel: %s\n", error.c_str());
-      return 1;
-    }
+}
+
+bool writeJson(const std::string &path, const std::vector<Row> &rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &row : rows)
+    out.push_back(
+        {{"shape", row.label},
+         {"flops", row.flops},
+         {"modelCycles", row.estimate},
+         {"simulatedCycles", row.cycles},
+         {"utilization", row.utilization},
+         {"roofline", row.roofline >= 0 ? nlohmann::json(row.roofline) : nlohmann::json()},
+         {"error", row.error}});
+  std::string error;
+  if (!writeFileAtomically(path, out.dump(2), error)) {
+    std::fprintf(stderr, "isamap_bench_accel: %s\n", error.c_str());
+    return false;
   }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"isamap's accelerator cost model against its simulator"};
+  Options options;
+  addOptions(app, options);
+  CLI11_PARSE(app, argc, argv);
+  if (options.csv.empty())
+    options.csv =
+        (fs::path(options.source).parent_path() / "shared/data/deepbench_gemm.csv").string();
+
+  SessionOptions sessionOptions;
+  sessionOptions.searchPath = options.includes;
+  Session session(sessionOptions);
+  if (!session.loadFile(options.source + "/samples/gemm.isam"))
+    return 1;
+  auto target = session.target(options.targetName);
+  if (!target || !accel::isAccelerator(*target)) {
+    std::fprintf(stderr, "isamap_bench_accel: %s is not a simulated target\n",
+                 options.targetName.c_str());
+    return 1;
+  }
+  bench::Roofline roofline = bench::rooflineOf(*target);
+  auto simulator = pipeline::Executor::create(&*target);
+  if (!simulator) {
+    std::fprintf(stderr, "isamap_bench_accel: %s\n", llvm::toString(simulator.takeError()).c_str());
+    return 1;
+  }
+  std::printf("%s: %.0f flop/cycle peak, DRAM %.0f B/cycle\n", target->name.c_str(),
+              roofline.flopsPerCycle, roofline.dramBytesPerS / roofline.clockHz);
+  std::printf("%-34s %14s %14s %9s %9s %9s %9s\n", "shape", "model cycles", "sim cycles", "error",
+              "util", "roofline", "time");
+  std::vector<Row> rows;
+  if (!options.noGemm && !measureGemms(session, *target, **simulator, roofline, options, rows))
+    return 1;
+  if (!options.noSamples)
+    measureSamples(sessionOptions, **simulator, roofline, options, rows);
+  printSummary(rows);
+  if (!options.jsonPath.empty() && !writeJson(options.jsonPath, rows))
+    return 1;
   return 0;
 }

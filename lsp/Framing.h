@@ -48,8 +48,16 @@ public:
   ReadResult next();
 
 private:
+  struct HeaderPart; // what the header lines said so far
+  struct HeaderLine;
+
   std::optional<char> get();
   bool skip(size_t bytes);
+  std::optional<ReadResult> readHeaderPart(HeaderPart &header);
+  std::optional<HeaderLine> readHeaderLine(HeaderPart &header);
+  ReadResult resynchronise(const std::string &line, const std::string &problem);
+  ReadResult rejectHeader(const HeaderPart &header);
+  ReadResult readBody(size_t length);
 
   Source source_;
   size_t maxBody_;

@@ -58,6 +58,96 @@ struct Connection {
   std::thread thread;
 };
 
+using Log = std::function<void(const std::string &line)>;
+using Connections = std::list<std::unique_ptr<Connection>>;
+
+// Opens, binds and listens; throws with the reason when it cannot.
+void listenOn(tcp::acceptor &acceptor, const std::string &address, uint16_t port) {
+  boost::system::error_code ec;
+  asio::ip::address ip = asio::ip::make_address(address, ec);
+  if (ec)
+    throw std::runtime_error("'" + address + "' is not an IP address");
+  tcp::endpoint endpoint(ip, port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec)
+    acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec)
+    acceptor.bind(endpoint, ec);
+  if (!ec)
+    acceptor.listen(int(kMaxTcpClients), ec);
+  if (ec)
+    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + ": " +
+                             ec.message());
+}
+
+// Joins and closes the connections whose client has left.
+void reap(Connections &connections) {
+  for (auto it = connections.begin(); it != connections.end();) {
+    if (!(*it)->done) {
+      ++it;
+      continue;
+    }
+    (*it)->thread.join();
+    ::close((*it)->fd);
+    it = connections.erase(it);
+  }
+}
+
+// A client over the limit gets a JSON-RPC error saying why, then the connection is closed.
+void refuse(int fd, const std::string &peer, const Log &log) {
+  std::string why =
+      "the server serves at most " + std::to_string(kMaxTcpClients) + " clients at a time";
+  sendAll(fd, frame(errorResponse(nullptr, RequestFailed, why).dump()));
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+  log("refused " + peer + ": " + why);
+}
+
+// The client's own server on its own thread, until the client leaves (or the listener shuts
+// the socket down); then it marks itself done for reap.
+std::unique_ptr<Connection> serveClient(int fd, const std::string &peer, const Log &log) {
+  auto connection = std::make_unique<Connection>();
+  connection->fd = fd;
+  connection->peer = peer;
+  Connection *self = connection.get();
+  connection->thread = std::thread([self, &log] {
+    int code = 1;
+    try {
+      ServerOptions options;
+      options.confineImports = true;
+      Server server([fd = self->fd](const std::string &body) { sendAll(fd, frame(body)); },
+                    options);
+      MessageReader reader(
+          [fd = self->fd](char *buffer, size_t capacity) { return readFd(fd, buffer, capacity); });
+      code = server.serve(reader);
+    } catch (const std::exception &e) {
+      log(self->peer + ": " + e.what());
+    }
+    ::shutdown(self->fd, SHUT_RDWR);
+    log("client " + self->peer + " disconnected (exit code " + std::to_string(code) + ")");
+    self->done = true;
+  });
+  log("client " + peer + " connected");
+  return connection;
+}
+
+// An accepted socket: served if there is room for one more client, refused otherwise.
+void admit(tcp::socket socket, Connections &connections, const Log &log) {
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  auto remote = socket.remote_endpoint(ignored);
+  std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
+  int fd = socket.release(ignored);
+  if (fd < 0)
+    return;
+  reap(connections);
+  if (connections.size() >= kMaxTcpClients) {
+    refuse(fd, peer, log);
+    return;
+  }
+  connections.push_back(serveClient(fd, peer, log));
+}
+
 } // namespace
 
 int serveStdio() {
@@ -112,90 +202,20 @@ std::optional<ListenAddress> parseListenAddress(const std::string &text, std::st
 }
 
 int serveTcp(const std::string &address, uint16_t port,
-             const std::function<void(uint16_t port)> &listening,
-             const std::function<void(const std::string &line)> &log) {
+             const std::function<void(uint16_t port)> &listening, const Log &log) {
   asio::io_context io;
-  boost::system::error_code ec;
-  asio::ip::address ip = asio::ip::make_address(address, ec);
-  if (ec)
-    throw std::runtime_error("'" + address + "' is not an IP address");
   tcp::acceptor acceptor(io);
-  tcp::endpoint endpoint(ip, port);
-  acceptor.open(endpoint.protocol(), ec);
-  if (!ec)
-    acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec)
-    acceptor.bind(endpoint, ec);
-  if (!ec)
-    acceptor.listen(int(kMaxTcpClients), ec);
-  if (ec)
-    throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(port) + ": " +
-                             ec.message());
+  listenOn(acceptor, address, port);
   listening(acceptor.local_endpoint().port());
 
-  std::list<std::unique_ptr<Connection>> connections;
-  auto reap = [&] {
-    for (auto it = connections.begin(); it != connections.end();) {
-      if (!(*it)->done) {
-        ++it;
-        continue;
-      }
-      (*it)->thread.join();
-      ::close((*it)->fd);
-      it = connections.erase(it);
-    }
-  };
-  auto start = [&](tcp::socket socket) {
-    boost::system::error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    auto remote = socket.remote_endpoint(ignored);
-    std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
-    int fd = socket.release(ignored);
-    if (fd < 0)
-      return;
-    reap();
-    if (connections.size() >= kMaxTcpClients) {
-      std::string why =
-          "the server serves at most " + std::to_string(kMaxTcpClients) + " clients at a time";
-      sendAll(fd, frame(errorResponse(nullptr, RequestFailed, why).dump()));
-      ::shutdown(fd, SHUT_RDWR);
-      ::close(fd);
-      log("refused " + peer + ": " + why);
-      return;
-    }
-    auto c = std::make_unique<Connection>();
-    c->fd = fd;
-    c->peer = peer;
-    Connection *self = c.get();
-    c->thread = std::thread([self, &log] {
-      int code = 1;
-      try {
-        ServerOptions options;
-        options.confineImports = true;
-        Server server([fd = self->fd](const std::string &body) { sendAll(fd, frame(body)); },
-                      options);
-        MessageReader reader([fd = self->fd](char *buffer, size_t capacity) {
-          return readFd(fd, buffer, capacity);
-        });
-        code = server.serve(reader);
-      } catch (const std::exception &e) {
-        log(self->peer + ": " + e.what());
-      }
-      ::shutdown(self->fd, SHUT_RDWR);
-      log("client " + self->peer + " disconnected (exit code " + std::to_string(code) + ")");
-      self->done = true;
-    });
-    log("client " + peer + " connected");
-    connections.push_back(std::move(c));
-  };
-
+  Connections connections;
   asio::steady_timer pause(io);
   std::function<void()> acceptNext = [&] {
     acceptor.async_accept([&](const boost::system::error_code &aec, tcp::socket socket) {
       if (aec == asio::error::operation_aborted)
         return; // stopped by a signal
       if (!aec) {
-        start(std::move(socket));
+        admit(std::move(socket), connections, log);
         acceptNext();
         return;
       }
@@ -218,11 +238,11 @@ int serveTcp(const std::string &address, uint16_t port,
   io.run();
 
   // Every reader sees the end of its stream; each server then ends as when its client leaves.
-  for (auto &c : connections)
-    ::shutdown(c->fd, SHUT_RDWR);
-  for (auto &c : connections) {
-    c->thread.join();
-    ::close(c->fd);
+  for (auto &connection : connections)
+    ::shutdown(connection->fd, SHUT_RDWR);
+  for (auto &connection : connections) {
+    connection->thread.join();
+    ::close(connection->fd);
   }
   return 0;
 }

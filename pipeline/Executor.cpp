@@ -96,15 +96,16 @@ llvm::Expected<Execution> Executor::run(const ir::Kernel &kernel,
   case ExecutorKind::Simulator: {
     accel::SimOptions sim;
     sim.tracePath = options.tracePath;
+    interp::Buffers *data = options.functional ? &buffers : nullptr;
     try {
       if (options.stream) {
-        accel::Simulator simulator(kernel, *target_, &buffers, sim);
+        accel::Simulator simulator(kernel, *target_, data, sim);
         simulator.layout(options.stream->allocations);
         for (const auto &op : options.stream->ops)
           simulator.op(op);
         out.simulation = simulator.finish();
       } else {
-        out.simulation = accel::simulate(kernel, *target_, *schedule, &buffers, sim);
+        out.simulation = accel::simulate(kernel, *target_, *schedule, data, sim);
       }
     } catch (const accel::Error &e) {
       return fail(e.what());

@@ -38,6 +38,7 @@ struct RunOptions {
   unsigned threads = 0;  // native code: 0 means Executor::threads(0)
   std::string tracePath; // the simulator: a Chrome trace of the run
   const accel::Program *stream = nullptr; // the simulator: this program, not the schedule's own
+  bool functional = true; // the simulator: false times the run only, leaving the buffers be
 };
 
 // What running one instance gave.

@@ -1,5 +1,7 @@
 #include "viz/KernelGraph.h"
 
+#include <algorithm>
+
 namespace isam::viz {
 
 std::string statementExpression(const ir::Statement &s, const std::vector<ir::Tensor> &tensors) {
@@ -48,122 +50,143 @@ void collectReads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
     collectReads(a, out);
 }
 
-} // namespace
+bool validTensor(const ir::Kernel &kernel, int tensor) {
+  return tensor >= 0 && size_t(tensor) < kernel.tensors.size();
+}
 
-std::string kernelGraph(const ir::Kernel &k, const Options &o) {
+// `kernel gemm = matmul<M=4, N=4>` for an instance, `kernel matmul<...>` otherwise.
+std::string kernelTitle(const ir::Kernel &kernel) {
   std::string sizes;
-  for (const auto &[name, value] : k.sizes)
+  for (const auto &[name, value] : kernel.sizes)
     sizes += (sizes.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  std::string title = "kernel " + k.name;
-  if (!k.kernelName.empty() && k.kernelName != k.name)
-    title += " = " + k.kernelName + "<" + sizes + ">";
+  std::string title = "kernel " + kernel.name;
+  if (!kernel.kernelName.empty() && kernel.kernelName != kernel.name)
+    title += " = " + kernel.kernelName + "<" + sizes + ">";
   else if (!sizes.empty())
     title += "<" + sizes + ">";
-  Graph g = style::makeGraph("kernel " + k.name, title, o);
+  return title;
+}
+
+// A box with the tensor's name, type, role and size, filled by its role.
+void addTensorNode(Graph &graph, Graph::Cluster body, const ir::Tensor &tensor,
+                   const Options &options) {
+  Table table("BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"");
+  table.row({{"<B>" + html(sanitize(tensor.name, options.maxLabelChars)) + "</B>", ""}});
+  table.row({{html(sanitize(tensorType(tensor), options.maxLabelChars)), ""}});
+  table.row(
+      {{"<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" + html(ir::tensorRoleName(tensor.role)) + ", " +
+            html(bytes(double(tensor.elementCount()) * ir::elemTypeBytes(tensor.type))) + "</FONT>",
+        ""}});
+  graph.node(
+      body, tensorId(tensor),
+      {{"shape", "box"},
+       {"style", "filled"},
+       {"fillcolor", style::roleFill(tensor.role)},
+       {"label", Value::Html(table.str())},
+       {"tooltip", sanitize(tensor.name + ": " + tensorType(tensor), options.maxLabelChars)}});
+}
+
+// A rounded box with the statement's name, expression and domain.
+void addStatementNode(Graph &graph, Graph::Cluster body, const ir::Kernel &kernel, size_t index,
+                      const Options &options) {
+  const ir::Statement &stmt = kernel.statements[index];
+  std::string id = statementName(index);
+  Table table("BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"");
+  table.row({{"<B>" + html(id) + "</B>", "ALIGN=\"LEFT\""}});
+  table.row(
+      {{htmlParagraph(sanitize(statementExpression(stmt, kernel.tensors), options.maxLabelChars),
+                      options.wrapWidth),
+        "ALIGN=\"LEFT\""}});
+  table.row({{"<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
+                  htmlParagraph(sanitize("for " + statementDomain(stmt), options.maxLabelChars),
+                                options.wrapWidth) +
+                  "</FONT>",
+              "ALIGN=\"LEFT\""}});
+  graph.node(body, id,
+             {{"shape", "box"},
+              {"style", "rounded,filled"},
+              {"fillcolor", style::kStatementFill},
+              {"label", Value::Html(table.str())},
+              {"tooltip",
+               sanitize(stmt.text.empty() ? statementExpression(stmt, kernel.tensors) : stmt.text,
+                        options.maxLabelChars)}});
+}
+
+// The statement's reads (one edge per distinct access), then its write.
+void addStatementEdges(Graph &graph, const ir::Kernel &kernel, size_t index,
+                       const Options &options) {
+  const ir::Statement &stmt = kernel.statements[index];
+  std::string id = statementName(index);
+  std::vector<const ir::Access *> reads;
+  collectReads(stmt.rhs, reads);
+  std::vector<std::string> seen;
+  for (const auto *read : reads) {
+    if (!validTensor(kernel, read->tensor))
+      continue;
+    std::string text = ir::printAccess(*read, stmt, kernel.tensors);
+    if (std::find(seen.begin(), seen.end(), text) != seen.end())
+      continue;
+    seen.push_back(text);
+    graph.edge(tensorId(kernel.tensors[size_t(read->tensor)]), id,
+               {{"label", sanitize(text, options.maxLabelChars)}, {"color", style::kRead}});
+  }
+  if (validTensor(kernel, stmt.lhs.tensor)) {
+    std::string label = std::string(ir::reduceOpText(stmt.reduce)) + " " +
+                        ir::printAccess(stmt.lhs, stmt, kernel.tensors);
+    if (stmt.accumulates)
+      label += "\n(onto earlier values)";
+    graph.edge(id, tensorId(kernel.tensors[size_t(stmt.lhs.tensor)]),
+               {{"label", sanitize(label, options.maxLabelChars)},
+                {"color", style::kWrite},
+                {"fontcolor", style::kWrite},
+                {"penwidth", "1.8"}});
+  }
+}
+
+} // namespace
+
+std::string kernelGraph(const ir::Kernel &kernel, const Options &options) {
+  Graph graph = style::makeGraph("kernel " + kernel.name, kernelTitle(kernel), options);
   Graph::Cluster body =
-      g.cluster(Graph::kRoot, "kernel",
-                {{"label", sanitize(k.kernelName.empty() ? k.name : k.kernelName, o.maxLabelChars)},
-                 {"style", "rounded"},
-                 {"color", style::kMuted},
-                 {"fontcolor", style::kMuted}});
+      graph.cluster(Graph::kRoot, "kernel",
+                    {{"label", sanitize(kernel.kernelName.empty() ? kernel.name : kernel.kernelName,
+                                        options.maxLabelChars)},
+                     {"style", "rounded"},
+                     {"color", style::kMuted},
+                     {"fontcolor", style::kMuted}});
 
-  auto addTensor = [&](size_t t) {
-    const ir::Tensor &x = k.tensors[t];
-    Table tab("BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"");
-    tab.row({{"<B>" + html(sanitize(x.name, o.maxLabelChars)) + "</B>", ""}});
-    tab.row({{html(sanitize(tensorType(x), o.maxLabelChars)), ""}});
-    tab.row(
-        {{"<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" + html(ir::tensorRoleName(x.role)) + ", " +
-              html(bytes(double(x.elementCount()) * ir::elemTypeBytes(x.type))) + "</FONT>",
-          ""}});
-    g.node(body, tensorId(x),
-           {{"shape", "box"},
-            {"style", "filled"},
-            {"fillcolor", style::roleFill(x.role)},
-            {"label", Value::Html(tab.str())},
-            {"tooltip", sanitize(x.name + ": " + tensorType(x), o.maxLabelChars)}});
-  };
-  auto validTensor = [&](int t) { return t >= 0 && size_t(t) < k.tensors.size(); };
-
-  // Nodes in dataflow order, so that a capped picture shows a coherent prefix.
-  for (size_t si = 0; si < k.statements.size(); ++si) {
-    const ir::Statement &s = k.statements[si];
+  // Nodes in dataflow order (each statement's inputs, itself, its output), so that a picture
+  // capped at a number of nodes shows a coherent prefix. (Graph::node keeps a tensor's first node.)
+  for (size_t index = 0; index < kernel.statements.size(); ++index) {
+    const ir::Statement &stmt = kernel.statements[index];
     std::vector<const ir::Access *> reads;
-    collectReads(s.rhs, reads);
-    for (const auto *a : reads)
-      if (validTensor(a->tensor))
-        addTensor(size_t(a->tensor));
-    std::string id = statementName(si);
-    Table tab("BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"");
-    tab.row({{"<B>" + html(id) + "</B>", "ALIGN=\"LEFT\""}});
-    tab.row(
-        {{htmlParagraph(sanitize(statementExpression(s, k.tensors), o.maxLabelChars), o.wrapWidth),
-          "ALIGN=\"LEFT\""}});
-    tab.row(
-        {{"<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
-              htmlParagraph(sanitize("for " + statementDomain(s), o.maxLabelChars), o.wrapWidth) +
-              "</FONT>",
-          "ALIGN=\"LEFT\""}});
-    g.node(body, id,
-           {{"shape", "box"},
-            {"style", "rounded,filled"},
-            {"fillcolor", style::kStatementFill},
-            {"label", Value::Html(tab.str())},
-            {"tooltip", sanitize(s.text.empty() ? statementExpression(s, k.tensors) : s.text,
-                                 o.maxLabelChars)}});
-    if (validTensor(s.lhs.tensor))
-      addTensor(size_t(s.lhs.tensor));
+    collectReads(stmt.rhs, reads);
+    for (const auto *read : reads)
+      if (validTensor(kernel, read->tensor))
+        addTensorNode(graph, body, kernel.tensors[size_t(read->tensor)], options);
+    addStatementNode(graph, body, kernel, index, options);
+    if (validTensor(kernel, stmt.lhs.tensor))
+      addTensorNode(graph, body, kernel.tensors[size_t(stmt.lhs.tensor)], options);
   }
-  for (size_t t = 0; t < k.tensors.size(); ++t)
-    addTensor(t);
+  for (const auto &tensor : kernel.tensors)
+    addTensorNode(graph, body, tensor, options);
+  for (size_t index = 0; index < kernel.statements.size(); ++index)
+    addStatementEdges(graph, kernel, index, options);
+  if (kernel.statements.empty())
+    graph.node(body, "empty",
+               {{"shape", "note"},
+                {"label", "this kernel has no statements"},
+                {"fillcolor", style::kRejectedFill},
+                {"style", "filled"}},
+               true);
 
-  // Edges: reads (one per distinct access), then the write.
-  for (size_t si = 0; si < k.statements.size(); ++si) {
-    const ir::Statement &s = k.statements[si];
-    std::string id = statementName(si);
-    std::vector<const ir::Access *> reads;
-    collectReads(s.rhs, reads);
-    std::vector<std::string> seen;
-    for (const auto *a : reads) {
-      if (!validTensor(a->tensor))
-        continue;
-      std::string text = ir::printAccess(*a, s, k.tensors);
-      bool dup = false;
-      for (const auto &x : seen)
-        dup = dup || x == text;
-      if (dup)
-        continue;
-      seen.push_back(text);
-      g.edge(tensorId(k.tensors[size_t(a->tensor)]), id,
-             {{"label", sanitize(text, o.maxLabelChars)}, {"color", style::kRead}});
-    }
-    if (validTensor(s.lhs.tensor)) {
-      std::string label =
-          std::string(ir::reduceOpText(s.reduce)) + " " + ir::printAccess(s.lhs, s, k.tensors);
-      if (s.accumulates)
-        label += "\n(onto earlier values)";
-      g.edge(id, tensorId(k.tensors[size_t(s.lhs.tensor)]),
-             {{"label", sanitize(label, o.maxLabelChars)},
-              {"color", style::kWrite},
-              {"fontcolor", style::kWrite},
-              {"penwidth", "1.8"}});
-    }
-  }
-  if (k.statements.empty())
-    g.node(body, "empty",
-           {{"shape", "note"},
-            {"label", "this kernel has no statements"},
-            {"fillcolor", style::kRejectedFill},
-            {"style", "filled"}},
-           true);
-
-  style::addLegend(g, {{style::roleFill(ir::TensorRole::Input), "", "input tensor"},
-                       {style::roleFill(ir::TensorRole::Output), "", "output tensor"},
-                       {style::roleFill(ir::TensorRole::Local), "", "local tensor"},
-                       {style::kStatementFill, "", "statement (expression, domain)"},
-                       {"", "", "thin grey edge: read (access)"},
-                       {"", "", "bold orange edge: write (reduction, access)"}});
-  return g.str();
+  style::addLegend(graph, {{style::roleFill(ir::TensorRole::Input), "", "input tensor"},
+                           {style::roleFill(ir::TensorRole::Output), "", "output tensor"},
+                           {style::roleFill(ir::TensorRole::Local), "", "local tensor"},
+                           {style::kStatementFill, "", "statement (expression, domain)"},
+                           {"", "", "thin grey edge: read (access)"},
+                           {"", "", "bold orange edge: write (reduction, access)"}});
+  return graph.str();
 }
 
 } // namespace isam::viz

@@ -122,215 +122,271 @@ struct ScheduleBuilder {
            {{"shape", "plain"}, {"style", "solid"}, {"label", Value::Html(tab.str())}}, true);
   }
 
-  void statement(const schedule::StatementSchedule &ss) {
-    const auto &c = ss.config;
-    const ir::Statement &s = k.statements[c.statement];
-    std::string prefix = statementName(c.statement) + ".";
-    const auto &cost = ss.cost;
-    std::string head = "<B>s" + std::to_string(c.statement) + "</B>: " +
-                       htmlParagraph(sanitize(statementExpression(s, k.tensors), o.maxLabelChars),
-                                     o.wrapWidth * 2);
-    head += html("for " + sanitize(statementDomain(s), o.maxLabelChars));
-    Graph::Cluster sc = g.cluster(Graph::kRoot, statementName(c.statement),
-                                  {{"label", Value::Html(head)},
-                                   {"style", "rounded"},
-                                   {"color", style::kInk},
-                                   {"penwidth", "1.2"}});
-    // The bound: a memory's bandwidth, compute or latency, or moves that are not overlapped.
-    std::string boundLevel;
+  // What bounds the cost model's estimate, as the picture marks it: a memory's bandwidth,
+  // compute or latency, or moves that are not overlapped.
+  struct BoundMarks {
+    std::string level; // the memory whose bandwidth bounds it, if one does
+    bool compute = false;
+    bool moves = false;
+  };
+
+  static BoundMarks boundMarks(const schedule::Cost &cost) {
+    BoundMarks marks;
     const std::string suffix = " bandwidth";
     if (cost.bound.size() > suffix.size() &&
         cost.bound.compare(cost.bound.size() - suffix.size(), suffix.size(), suffix) == 0)
-      boundLevel = cost.bound.substr(0, cost.bound.size() - suffix.size());
-    bool computeBound = cost.bound == "compute" || cost.bound == "latency";
-    bool movesBound = cost.bound.rfind("moves", 0) == 0;
+      marks.level = cost.bound.substr(0, cost.bound.size() - suffix.size());
+    marks.compute = cost.bound == "compute" || cost.bound == "latency";
+    marks.moves = cost.bound.rfind("moves", 0) == 0;
+    return marks;
+  }
 
-    if (c.mapping < 0 || c.levels.empty()) {
-      g.node(sc, prefix + "scalar",
-             {{"shape", "box"},
-              {"style", "filled"},
-              {"fillcolor", style::kRejectedFill},
-              {"color", style::kBound},
-              {"penwidth", "2"},
-              {"label", sanitize("no instruction runs it fully: scalar code over " +
-                                     std::to_string(s.pointCount()) + " points",
-                                 o.maxLabelChars)}});
-      summary(sc, prefix, ss, boundLevel);
-      return;
-    }
+  // The statement's cluster, headed by its expression and domain.
+  Graph::Cluster statementCluster(size_t statement) {
+    const ir::Statement &stmt = k.statements[statement];
+    std::string head =
+        "<B>s" + std::to_string(statement) + "</B>: " +
+        htmlParagraph(sanitize(statementExpression(stmt, k.tensors), o.maxLabelChars),
+                      o.wrapWidth * 2);
+    head += html("for " + sanitize(statementDomain(stmt), o.maxLabelChars));
+    return g.cluster(Graph::kRoot, statementName(statement),
+                     {{"label", Value::Html(head)},
+                      {"style", "rounded"},
+                      {"color", style::kInk},
+                      {"penwidth", "1.2"}});
+  }
 
-    // Levels as nested clusters, with their tile and loops.
-    std::vector<Graph::Cluster> lc(c.levels.size());
-    Graph::Cluster parent = sc;
-    for (size_t l = 0; l < c.levels.size(); ++l) {
-      const auto &lv = c.levels[l];
+  // The memory levels as nested clusters, outermost first, each with its tile and loops.
+  std::vector<Graph::Cluster> levelClusters(Graph::Cluster statement, const std::string &prefix,
+                                            const schedule::Config &c, const BoundMarks &bound) {
+    std::vector<Graph::Cluster> clusters(c.levels.size());
+    Graph::Cluster parent = statement;
+    for (size_t level = 0; level < c.levels.size(); ++level) {
+      const auto &lv = c.levels[level];
       int mem = lv.memory;
       bool okMem = mem >= 0 && size_t(mem) < t.memories.size();
-      int depth = okMem ? style::memoryDepth(t, mem) : int(l);
-      bool hot = !boundLevel.empty() && lv.name == boundLevel;
+      int depth = okMem ? style::memoryDepth(t, mem) : int(level);
+      bool hot = !bound.level.empty() && lv.name == bound.level;
       std::string label = "<B>" + html(sanitize(lv.name, o.maxLabelChars)) + "</B>";
       if (lv.capacityBytes > 0)
         label += html(" " + bytes(double(lv.capacityBytes)));
       if (lv.softwareManaged)
         label += html(lv.registers ? ", registers" : ", software-managed");
-      if (l > 0) {
-        std::string tile;
-        for (size_t v = 0; v < c.vindices.size(); ++v)
-          tile += (v ? " " : "") + c.vindices[v].name + "=" + std::to_string(c.tiles[l][v]);
-        label += "<BR ALIGN=\"LEFT\"/>" + html(sanitize("tile " + tile, o.maxLabelChars));
-      }
-      for (int v : c.order[l]) {
-        int64_t step = schedule::stepOf(c, l, size_t(v));
-        if (c.tiles[l][size_t(v)] <= step)
-          continue;
-        std::string loop = "for " + c.vindices[size_t(v)].name + " step " + std::to_string(step) +
-                           " (" + std::to_string(schedule::tripsOf(c, l, size_t(v))) + " trips)";
-        if (l == 0 && v == c.parallel)
-          loop += ", parallel over " + std::to_string(t.cores) + " cores";
-        label += "<BR ALIGN=\"LEFT\"/>" + html(sanitize(loop, o.maxLabelChars));
-      }
+      label += levelLoops(c, level);
       if (hot)
         label += "<BR ALIGN=\"LEFT\"/><FONT COLOR=\"" + std::string(style::kBound) +
                  "\"><B>bound: bandwidth into " + html(lv.name) + "</B></FONT>";
       label += "<BR ALIGN=\"LEFT\"/>";
-      lc[l] = g.cluster(parent, prefix + "level." + std::to_string(l),
-                        {{"label", Value::Html(label)},
-                         {"style", "rounded,filled"},
-                         {"fillcolor", style::memoryFill(depth, lv.registers)},
-                         {"color", hot ? style::kBound : style::memoryBorder(depth, lv.registers)},
-                         {"penwidth", hot ? "3" : "1.2"},
-                         {"fontsize", "10"}});
-      parent = lc[l];
+      clusters[level] =
+          g.cluster(parent, prefix + "level." + std::to_string(level),
+                    {{"label", Value::Html(label)},
+                     {"style", "rounded,filled"},
+                     {"fillcolor", style::memoryFill(depth, lv.registers)},
+                     {"color", hot ? style::kBound : style::memoryBorder(depth, lv.registers)},
+                     {"penwidth", hot ? "3" : "1.2"},
+                     {"fontsize", "10"}});
+      parent = clusters[level];
     }
+    return clusters;
+  }
 
-    // Operand tiles at every level of their path.
-    const hw::Instruction &in = *t.instruction(c.instruction);
-    auto opName = [&](const schedule::OperandPlacement &p) {
-      return p.operand >= 0 && size_t(p.operand) < in.semantics.tensors.size()
-                 ? in.semantics.tensors[size_t(p.operand)].name
-                 : "op" + std::to_string(p.operand);
-    };
-    auto holderId = [&](const schedule::OperandPlacement &p, int l) {
-      return prefix + "op." + opName(p) + "." + std::to_string(l);
-    };
-    for (size_t oi = 0; oi < c.operands.size(); ++oi) {
-      const auto &p = c.operands[oi];
-      if (p.tensor < 0 || p.path.empty())
+  // A level's tile (below the outermost) and the loops over it that take more than one trip.
+  std::string levelLoops(const schedule::Config &c, size_t level) {
+    std::string lines;
+    if (level > 0) {
+      std::string tile;
+      for (size_t v = 0; v < c.vindices.size(); ++v)
+        tile += (v ? " " : "") + c.vindices[v].name + "=" + std::to_string(c.tiles[level][v]);
+      lines += "<BR ALIGN=\"LEFT\"/>" + html(sanitize("tile " + tile, o.maxLabelChars));
+    }
+    for (int v : c.order[level]) {
+      int64_t step = schedule::stepOf(c, level, size_t(v));
+      if (c.tiles[level][size_t(v)] <= step)
         continue;
-      const ir::Tensor &tensor = k.tensors[size_t(p.tensor)];
-      for (size_t j = 0; j < p.path.size(); ++j) {
-        int l = p.path[j];
-        const auto &lv = c.levels[size_t(l)];
-        std::string id = holderId(p, l);
-        const schedule::Buffer *buf = nullptr;
-        for (const auto &b : ss.buffers)
-          if (b.operand == int(oi) && b.level == l)
-            buf = &b;
-        auto shape = schedule::tileFootprint(s, p.access, c.vindices, c.tiles[size_t(l)]);
-        Traffic tr = operandTraffic(k, ss, oi, size_t(l));
-        int mem = lv.memory;
-        int depth = mem >= 0 && size_t(mem) < t.memories.size() ? style::memoryDepth(t, mem) : l;
-        std::string border = style::memoryBorder(depth, lv.registers);
-        if (j == 0) {
-          g.node(
-              lc[size_t(l)], id,
-              {{"shape", "cylinder"},
-               {"style", "filled"},
-               {"fillcolor", style::roleFill(tensor.role)},
-               {"color", border},
-               {"label", sanitize(tensor.name + ": " + tensorType(tensor) + "\nhome of " +
-                                      opName(p) + " = " + ir::printAccess(p.access, s, k.tensors),
-                                  o.maxLabelChars)}});
-        } else if (buf) {
-          g.node(lc[size_t(l)], id,
-                 {{"shape", "box"},
-                  {"style", "filled"},
-                  {"fillcolor", "white"},
-                  {"color", border},
-                  {"penwidth", "2"},
-                  {"label", sanitize("buffer " + buf->name + " " + shapeText(buf->shape) + "\n" +
-                                         bytes(tr.tileBytes) +
-                                         (buf->doubleBuffered ? ", double-buffered" : ""),
-                                     o.maxLabelChars)}});
-        } else {
-          g.node(lc[size_t(l)], id,
-                 {{"shape", "box"},
-                  {"style", "dashed,filled"},
-                  {"fillcolor", "white"},
-                  {"color", border},
-                  {"label",
-                   sanitize(tensor.name + " tile " + shapeText(shape) + ", " + bytes(tr.tileBytes) +
-                                "\n(" + (lv.registers ? "in registers" : "cached") + ")",
-                            o.maxLabelChars)}});
-        }
-      }
-      // Moves between consecutive levels of the path.
-      for (size_t j = 1; j < p.path.size(); ++j) {
-        int l = p.path[j];
-        const auto &lv = c.levels[size_t(l)];
-        Traffic tr = operandTraffic(k, ss, oi, size_t(l));
-        bool staged = p.staged[size_t(l)];
-        std::string via = p.via[size_t(l)].empty()
-                              ? (lv.registers ? "register loads" : "cache fills")
-                              : "via " + p.via[size_t(l)];
-        std::string label = via + "\n" + bytes(tr.tileBytes) + " per iteration x " +
-                            number(tr.loads) + "\n= " + bytes(tr.totalBytes) + " total" +
-                            (p.output ? " (in and out)" : "");
-        bool hot = lv.name == boundLevel || (movesBound && staged);
-        g.edge(holderId(p, p.path[j - 1]), holderId(p, l),
-               {{"label", sanitize(label, o.maxLabelChars)},
-                {"color", hot      ? style::kBound
-                          : staged ? style::kMove
-                                   : style::kRead},
-                {"fontcolor", hot      ? style::kBound
-                              : staged ? style::kMove
-                                       : style::kInk},
-                {"style", staged ? "solid" : "dashed"},
-                {"penwidth", hot      ? "2.5"
-                             : staged ? "1.5"
-                                      : "1"},
-                {"dir", p.output ? "both" : "forward"}});
+      std::string loop = "for " + c.vindices[size_t(v)].name + " step " + std::to_string(step) +
+                         " (" + std::to_string(schedule::tripsOf(c, level, size_t(v))) + " trips)";
+      if (level == 0 && v == c.parallel)
+        loop += ", parallel over " + std::to_string(t.cores) + " cores";
+      lines += "<BR ALIGN=\"LEFT\"/>" + html(sanitize(loop, o.maxLabelChars));
+    }
+    return lines;
+  }
+
+  static std::string operandName(const hw::Instruction &in, const schedule::OperandPlacement &p) {
+    return p.operand >= 0 && size_t(p.operand) < in.semantics.tensors.size()
+               ? in.semantics.tensors[size_t(p.operand)].name
+               : "op" + std::to_string(p.operand);
+  }
+
+  static std::string holderId(const std::string &prefix, const hw::Instruction &in,
+                              const schedule::OperandPlacement &p, int level) {
+    return prefix + "op." + operandName(in, p) + "." + std::to_string(level);
+  }
+
+  // Where the operand lives at each level of its path: the tensor at home, then a staged
+  // buffer or a tile in a cache or registers.
+  void operandHolders(const std::vector<Graph::Cluster> &levels, const std::string &prefix,
+                      const schedule::StatementSchedule &ss, size_t operand,
+                      const hw::Instruction &in) {
+    const auto &c = ss.config;
+    const ir::Statement &stmt = k.statements[c.statement];
+    const auto &p = c.operands[operand];
+    const ir::Tensor &tensor = k.tensors[size_t(p.tensor)];
+    for (size_t j = 0; j < p.path.size(); ++j) {
+      int level = p.path[j];
+      const auto &lv = c.levels[size_t(level)];
+      std::string id = holderId(prefix, in, p, level);
+      const schedule::Buffer *buf = nullptr;
+      for (const auto &b : ss.buffers)
+        if (b.operand == int(operand) && b.level == level)
+          buf = &b;
+      auto shape = schedule::tileFootprint(stmt, p.access, c.vindices, c.tiles[size_t(level)]);
+      Traffic tr = operandTraffic(k, ss, operand, size_t(level));
+      int mem = lv.memory;
+      int depth = mem >= 0 && size_t(mem) < t.memories.size() ? style::memoryDepth(t, mem) : level;
+      std::string border = style::memoryBorder(depth, lv.registers);
+      if (j == 0) {
+        g.node(levels[size_t(level)], id,
+               {{"shape", "cylinder"},
+                {"style", "filled"},
+                {"fillcolor", style::roleFill(tensor.role)},
+                {"color", border},
+                {"label", sanitize(tensor.name + ": " + tensorType(tensor) + "\nhome of " +
+                                       operandName(in, p) + " = " +
+                                       ir::printAccess(p.access, stmt, k.tensors),
+                                   o.maxLabelChars)}});
+      } else if (buf) {
+        g.node(levels[size_t(level)], id,
+               {{"shape", "box"},
+                {"style", "filled"},
+                {"fillcolor", "white"},
+                {"color", border},
+                {"penwidth", "2"},
+                {"label", sanitize("buffer " + buf->name + " " + shapeText(buf->shape) + "\n" +
+                                       bytes(tr.tileBytes) +
+                                       (buf->doubleBuffered ? ", double-buffered" : ""),
+                                   o.maxLabelChars)}});
+      } else {
+        g.node(levels[size_t(level)], id,
+               {{"shape", "box"},
+                {"style", "dashed,filled"},
+                {"fillcolor", "white"},
+                {"color", border},
+                {"label",
+                 sanitize(tensor.name + " tile " + shapeText(shape) + ", " + bytes(tr.tileBytes) +
+                              "\n(" + (lv.registers ? "in registers" : "cached") + ")",
+                          o.maxLabelChars)}});
       }
     }
+  }
 
-    // The instruction at the core.
-    std::string iv;
+  // The operand's moves between consecutive levels of its path, with their traffic.
+  void operandMoves(const std::string &prefix, const schedule::StatementSchedule &ss,
+                    size_t operand, const hw::Instruction &in, const BoundMarks &bound) {
+    const auto &c = ss.config;
+    const auto &p = c.operands[operand];
+    for (size_t j = 1; j < p.path.size(); ++j) {
+      int level = p.path[j];
+      const auto &lv = c.levels[size_t(level)];
+      Traffic tr = operandTraffic(k, ss, operand, size_t(level));
+      bool staged = p.staged[size_t(level)];
+      std::string via = p.via[size_t(level)].empty()
+                            ? (lv.registers ? "register loads" : "cache fills")
+                            : "via " + p.via[size_t(level)];
+      std::string label = via + "\n" + bytes(tr.tileBytes) + " per iteration x " +
+                          number(tr.loads) + "\n= " + bytes(tr.totalBytes) + " total" +
+                          (p.output ? " (in and out)" : "");
+      bool hot = lv.name == bound.level || (bound.moves && staged);
+      g.edge(holderId(prefix, in, p, p.path[j - 1]), holderId(prefix, in, p, level),
+             {{"label", sanitize(label, o.maxLabelChars)},
+              {"color", hot      ? style::kBound
+                        : staged ? style::kMove
+                                 : style::kRead},
+              {"fontcolor", hot      ? style::kBound
+                            : staged ? style::kMove
+                                     : style::kInk},
+              {"style", staged ? "solid" : "dashed"},
+              {"penwidth", hot      ? "2.5"
+                           : staged ? "1.5"
+                                    : "1"},
+              {"dir", p.output ? "both" : "forward"}});
+    }
+  }
+
+  // The instruction at the core: its lanes, calls and compute cycles, and its operands' edges.
+  void instructionNode(Graph::Cluster innermost, const std::string &prefix,
+                       const schedule::StatementSchedule &ss, const hw::Instruction &in,
+                       const BoundMarks &bound) {
+    const auto &c = ss.config;
+    const auto &cost = ss.cost;
+    std::string lanes;
     double calls = 1;
     size_t nl = c.levels.size();
     for (size_t v = 0; v < c.vindices.size(); ++v) {
-      const auto &x = c.vindices[v];
-      int64_t step = x.free ? std::max<int64_t>(1, c.tiles[nl - 1][v]) : x.instrExtent;
-      calls *= double((x.extent + step - 1) / std::max<int64_t>(1, step));
-      if (x.instrIndex >= 0)
-        iv += (iv.empty() ? "" : ", ") + x.name + " x" +
-              (x.free ? std::string("R") : std::to_string(x.instrExtent));
+      const auto &vindex = c.vindices[v];
+      int64_t step = vindex.free ? std::max<int64_t>(1, c.tiles[nl - 1][v]) : vindex.instrExtent;
+      calls *= double((vindex.extent + step - 1) / std::max<int64_t>(1, step));
+      if (vindex.instrIndex >= 0)
+        lanes += (lanes.empty() ? "" : ", ") + vindex.name + " x" +
+                 (vindex.free ? std::string("R") : std::to_string(vindex.instrExtent));
     }
     std::string label = "<B>" + html(sanitize(in.name, o.maxLabelChars)) + "</B>";
     if (in.unit >= 0 && size_t(in.unit) < t.units.size())
       label += html(" on " + t.units[size_t(in.unit)].name);
-    label += "<BR/>" + html(sanitize(iv, o.maxLabelChars)) + "<BR/>" +
+    label += "<BR/>" + html(sanitize(lanes, o.maxLabelChars)) + "<BR/>" +
              html(number(calls) + (calls == 1 ? " call, " : " calls, ") +
                   number(std::round(cost.computeCycles)) + " compute cycles");
-    if (computeBound)
+    if (bound.compute)
       label += "<BR/><FONT COLOR=\"" + std::string(style::kBound) +
                "\"><B>bound: " + html(cost.bound) + "</B></FONT>";
-    g.node(lc[nl - 1], prefix + "instr",
+    g.node(innermost, prefix + "instr",
            {{"shape", "box"},
             {"style", "rounded,filled"},
             {"fillcolor", style::kInstructionFill},
-            {"color", computeBound ? style::kBound : "#4a7a3a"},
-            {"penwidth", computeBound ? "3" : "1.5"},
+            {"color", bound.compute ? style::kBound : "#4a7a3a"},
+            {"penwidth", bound.compute ? "3" : "1.5"},
             {"label", Value::Html(label)}});
     for (const auto &p : c.operands) {
       if (p.tensor < 0 || p.path.empty())
         continue;
-      g.edge(holderId(p, p.path.back()), prefix + "instr",
-             {{"label", opName(p)},
+      g.edge(holderId(prefix, in, p, p.path.back()), prefix + "instr",
+             {{"label", operandName(in, p)},
               {"dir", p.output ? "both" : "forward"},
               {"color", p.output ? style::kWrite : style::kRead},
               {"fontcolor", p.output ? style::kWrite : style::kInk}});
     }
-    summary(sc, prefix, ss, boundLevel);
+  }
+
+  void statement(const schedule::StatementSchedule &ss) {
+    const auto &c = ss.config;
+    std::string prefix = statementName(c.statement) + ".";
+    Graph::Cluster cluster = statementCluster(c.statement);
+    BoundMarks bound = boundMarks(ss.cost);
+    if (c.mapping < 0 || c.levels.empty()) {
+      g.node(cluster, prefix + "scalar",
+             {{"shape", "box"},
+              {"style", "filled"},
+              {"fillcolor", style::kRejectedFill},
+              {"color", style::kBound},
+              {"penwidth", "2"},
+              {"label",
+               sanitize("no instruction runs it fully: scalar code over " +
+                            std::to_string(k.statements[c.statement].pointCount()) + " points",
+                        o.maxLabelChars)}});
+      summary(cluster, prefix, ss, bound.level);
+      return;
+    }
+    std::vector<Graph::Cluster> levels = levelClusters(cluster, prefix, c, bound);
+    const hw::Instruction &in = *t.instruction(c.instruction);
+    for (size_t operand = 0; operand < c.operands.size(); ++operand) {
+      const auto &p = c.operands[operand];
+      if (p.tensor < 0 || p.path.empty())
+        continue;
+      operandHolders(levels, prefix, ss, operand, in);
+      operandMoves(prefix, ss, operand, in, bound);
+    }
+    instructionNode(levels.back(), prefix, ss, in, bound);
+    summary(cluster, prefix, ss, bound.level);
   }
 };
 
@@ -380,127 +436,160 @@ std::string scheduleGraph(const ir::Kernel &k, const hw::Target &t,
   return g.str();
 }
 
+namespace {
+
+// The picture of a partition: a cluster per unit of the system, each statement in the unit
+// that runs it with the tensors it reads and writes there, and the transfers between units.
+struct PartitionBuilder {
+  Graph &graph;
+  const ir::Kernel &kernel;
+  const hw::System &system;
+  const std::vector<hw::Target> &units;
+  const Options &options;
+  std::map<std::string, Graph::Cluster> clusterOf;
+
+  bool isHost(const std::string &unit) const {
+    return std::find(system.hosts.begin(), system.hosts.end(), unit) != system.hosts.end();
+  }
+
+  Graph::Cluster unitCluster(const std::string &unit) {
+    if (auto it = clusterOf.find(unit); it != clusterOf.end())
+      return it->second;
+    std::string label = unit + (isHost(unit) ? " (host)" : " (device)");
+    for (const auto &target : units)
+      if (target.name == unit)
+        label += ": " + std::to_string(target.cores) + " core" + (target.cores == 1 ? "" : "s") +
+                 ", " + clockText(target.clockHz);
+    Graph::Cluster cluster = graph.cluster(Graph::kRoot, "unit." + unit,
+                                           {{"label", sanitize(label, options.maxLabelChars)},
+                                            {"style", "rounded,filled"},
+                                            {"fillcolor", isHost(unit) ? "#eef4fb" : "#f3eefa"},
+                                            {"color", isHost(unit) ? "#3d7fbf" : "#7b5ca8"},
+                                            {"penwidth", "1.5"}});
+    clusterOf[unit] = cluster;
+    return cluster;
+  }
+
+  // The tensor's node in the unit's cluster (one per unit that uses it); returns its id.
+  std::string tensorAt(const std::string &unit, int tensorIndex) {
+    const ir::Tensor &tensor = kernel.tensors[size_t(tensorIndex)];
+    std::string id = unit + ".tensor." + tensor.name;
+    graph.node(
+        unitCluster(unit), id,
+        {{"shape", "box"},
+         {"style", "filled"},
+         {"fillcolor", style::roleFill(tensor.role)},
+         {"label", sanitize(tensor.name + ": " + tensorType(tensor), options.maxLabelChars)}});
+    return id;
+  }
+
+  // The tensors a statement reads (its target too when it accumulates), each once.
+  std::vector<int> inputsOf(const ir::Statement &stmt) const {
+    std::vector<int> inputs;
+    std::function<void(const ir::Expr &)> reads = [&](const ir::Expr &e) {
+      if (e.kind == ir::Expr::Kind::Read && e.access.tensor >= 0 &&
+          size_t(e.access.tensor) < kernel.tensors.size() &&
+          std::find(inputs.begin(), inputs.end(), e.access.tensor) == inputs.end())
+        inputs.push_back(e.access.tensor);
+      for (const auto &arg : e.args)
+        reads(arg);
+    };
+    reads(stmt.rhs);
+    if (stmt.accumulates && stmt.lhs.tensor >= 0 &&
+        std::find(inputs.begin(), inputs.end(), stmt.lhs.tensor) == inputs.end())
+      inputs.push_back(stmt.lhs.tensor);
+    return inputs;
+  }
+
+  void placement(const mapping::Placement &placed) {
+    const ir::Statement &stmt = kernel.statements[placed.statement];
+    std::string id = statementName(placed.statement);
+    std::vector<int> inputs = inputsOf(stmt);
+    std::vector<std::string> inputIds;
+    for (int tensor : inputs)
+      inputIds.push_back(tensorAt(placed.unit, tensor));
+    std::string how = placed.instruction.empty() ? "scalar code" : placed.instruction;
+    std::string able;
+    for (const auto &unit : placed.ableUnits)
+      able += (able.empty() ? "" : ", ") + unit;
+    std::string label =
+        "<B>" + html(id) + "</B>: " +
+        htmlParagraph(sanitize(statementExpression(stmt, kernel.tensors), options.maxLabelChars),
+                      options.wrapWidth) +
+        html(how + ", ~" + number(placed.seconds * 1e6, 4) + " us") + "<BR ALIGN=\"LEFT\"/>" +
+        "<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
+        html(able.empty() ? "no unit runs it fully: the host runs it"
+                          : "able: " + sanitize(able, options.maxLabelChars)) +
+        "</FONT><BR ALIGN=\"LEFT\"/>";
+    graph.node(unitCluster(placed.unit), id,
+               {{"shape", "box"},
+                {"style", "rounded,filled"},
+                {"fillcolor", style::kStatementFill},
+                {"label", Value::Html(label)}});
+    for (const auto &inputId : inputIds)
+      graph.edge(inputId, id, {{"color", style::kRead}});
+    if (stmt.lhs.tensor >= 0 && size_t(stmt.lhs.tensor) < kernel.tensors.size())
+      graph.edge(id, tensorAt(placed.unit, stmt.lhs.tensor),
+                 {{"color", style::kWrite},
+                  {"penwidth", "1.8"},
+                  {"label", std::string(ir::reduceOpText(stmt.reduce))}});
+  }
+
+  void transfer(const mapping::Transfer &moved) {
+    int tensor = kernel.tensorIndex(moved.tensor);
+    if (tensor < 0)
+      return;
+    std::string from = tensorAt(moved.from, tensor), to = tensorAt(moved.to, tensor);
+    std::string label = moved.tensor + ": " + bytes(double(moved.bytes)) +
+                        (moved.sharedMemory ? "\nshared memory: no copy" : "\ncopied");
+    graph.edge(from, to,
+               {{"label", sanitize(label, options.maxLabelChars)},
+                {"color", moved.sharedMemory ? "#7b5ca8" : style::kMove},
+                {"fontcolor", moved.sharedMemory ? "#7b5ca8" : style::kMove},
+                {"style", moved.sharedMemory ? "dashed" : "bold"},
+                {"penwidth", "2"}});
+  }
+
+  // A unit that runs nothing still shows (an empty cluster would not be drawn).
+  void markIdleUnits(const mapping::Partition &partition) {
+    for (const auto &target : units) {
+      bool used = false;
+      for (const auto &placed : partition.placements)
+        used = used || placed.unit == target.name;
+      for (const auto &moved : partition.transfers)
+        used = used || moved.from == target.name || moved.to == target.name;
+      if (!used)
+        graph.node(unitCluster(target.name), target.name + ".idle",
+                   {{"shape", "plain"},
+                    {"style", "solid"},
+                    {"fontcolor", style::kMuted},
+                    {"label", "runs no statement of this kernel"}},
+                   true);
+    }
+  }
+};
+
+} // namespace
+
 std::string partitionGraph(const ir::Kernel &k, const hw::System &sys,
                            const std::vector<hw::Target> &units, const mapping::Partition &p,
                            const Options &o) {
   double seconds = 0;
-  for (const auto &pl : p.placements)
-    seconds += pl.seconds;
+  for (const auto &placed : p.placements)
+    seconds += placed.seconds;
   std::string title = "placement of " + k.name + " on system " + sys.name + ": ~" +
                       number(seconds * 1e6, 3) + " us";
   Graph g = style::makeGraph("partition " + k.name, title, o);
-  auto isHost = [&](const std::string &u) {
-    return std::find(sys.hosts.begin(), sys.hosts.end(), u) != sys.hosts.end();
-  };
-  std::map<std::string, Graph::Cluster> clusterOf;
-  auto unitCluster = [&](const std::string &u) {
-    if (auto it = clusterOf.find(u); it != clusterOf.end())
-      return it->second;
-    std::string label = u + (isHost(u) ? " (host)" : " (device)");
-    for (const auto &t : units)
-      if (t.name == u)
-        label += ": " + std::to_string(t.cores) + " core" + (t.cores == 1 ? "" : "s") + ", " +
-                 clockText(t.clockHz);
-    Graph::Cluster c = g.cluster(Graph::kRoot, "unit." + u,
-                                 {{"label", sanitize(label, o.maxLabelChars)},
-                                  {"style", "rounded,filled"},
-                                  {"fillcolor", isHost(u) ? "#eef4fb" : "#f3eefa"},
-                                  {"color", isHost(u) ? "#3d7fbf" : "#7b5ca8"},
-                                  {"penwidth", "1.5"}});
-    clusterOf[u] = c;
-    return c;
-  };
+  PartitionBuilder builder{g, k, sys, units, o, {}};
   // Every unit gets its cluster, in the system's order, even when it runs nothing.
-  for (const auto &t : units)
-    unitCluster(t.name);
-  auto tensorAt = [&](const std::string &unit, int t) {
-    const ir::Tensor &x = k.tensors[size_t(t)];
-    std::string id = unit + ".tensor." + x.name;
-    g.node(unitCluster(unit), id,
-           {{"shape", "box"},
-            {"style", "filled"},
-            {"fillcolor", style::roleFill(x.role)},
-            {"label", sanitize(x.name + ": " + tensorType(x), o.maxLabelChars)}});
-    return id;
-  };
-  auto tensorIndex = [&](const std::string &name) { return k.tensorIndex(name); };
-
-  std::function<void(const ir::Expr &, std::vector<int> &)> reads = [&](const ir::Expr &e,
-                                                                        std::vector<int> &out) {
-    if (e.kind == ir::Expr::Kind::Read && e.access.tensor >= 0 &&
-        size_t(e.access.tensor) < k.tensors.size() &&
-        std::find(out.begin(), out.end(), e.access.tensor) == out.end())
-      out.push_back(e.access.tensor);
-    for (const auto &a : e.args)
-      reads(a, out);
-  };
-  for (const auto &pl : p.placements) {
-    if (pl.statement >= k.statements.size())
-      continue;
-    const ir::Statement &s = k.statements[pl.statement];
-    std::string sid = statementName(pl.statement);
-    std::vector<int> in;
-    reads(s.rhs, in);
-    if (s.accumulates && s.lhs.tensor >= 0 &&
-        std::find(in.begin(), in.end(), s.lhs.tensor) == in.end())
-      in.push_back(s.lhs.tensor);
-    std::vector<std::string> inIds;
-    for (int t : in)
-      inIds.push_back(tensorAt(pl.unit, t));
-    std::string how = pl.instruction.empty() ? "scalar code" : pl.instruction;
-    std::string able;
-    for (const auto &u : pl.ableUnits)
-      able += (able.empty() ? "" : ", ") + u;
-    std::string label =
-        "<B>" + html(sid) + "</B>: " +
-        htmlParagraph(sanitize(statementExpression(s, k.tensors), o.maxLabelChars), o.wrapWidth) +
-        html(how + ", ~" + number(pl.seconds * 1e6, 4) + " us") + "<BR ALIGN=\"LEFT\"/>" +
-        "<FONT POINT-SIZE=\"8\" COLOR=\"#666666\">" +
-        html(able.empty() ? "no unit runs it fully: the host runs it"
-                          : "able: " + sanitize(able, o.maxLabelChars)) +
-        "</FONT><BR ALIGN=\"LEFT\"/>";
-    g.node(unitCluster(pl.unit), sid,
-           {{"shape", "box"},
-            {"style", "rounded,filled"},
-            {"fillcolor", style::kStatementFill},
-            {"label", Value::Html(label)}});
-    for (size_t i = 0; i < in.size(); ++i)
-      g.edge(inIds[i], sid, {{"color", style::kRead}});
-    if (s.lhs.tensor >= 0 && size_t(s.lhs.tensor) < k.tensors.size())
-      g.edge(sid, tensorAt(pl.unit, s.lhs.tensor),
-             {{"color", style::kWrite},
-              {"penwidth", "1.8"},
-              {"label", std::string(ir::reduceOpText(s.reduce))}});
-  }
-  for (const auto &x : p.transfers) {
-    int t = tensorIndex(x.tensor);
-    if (t < 0)
-      continue;
-    std::string from = tensorAt(x.from, t), to = tensorAt(x.to, t);
-    std::string label = x.tensor + ": " + bytes(double(x.bytes)) +
-                        (x.sharedMemory ? "\nshared memory: no copy" : "\ncopied");
-    g.edge(from, to,
-           {{"label", sanitize(label, o.maxLabelChars)},
-            {"color", x.sharedMemory ? "#7b5ca8" : style::kMove},
-            {"fontcolor", x.sharedMemory ? "#7b5ca8" : style::kMove},
-            {"style", x.sharedMemory ? "dashed" : "bold"},
-            {"penwidth", "2"}});
-  }
-  // A unit that runs nothing still shows (an empty cluster would not be drawn).
-  for (const auto &t : units) {
-    bool used = false;
-    for (const auto &pl : p.placements)
-      used = used || pl.unit == t.name;
-    for (const auto &x : p.transfers)
-      used = used || x.from == t.name || x.to == t.name;
-    if (!used)
-      g.node(unitCluster(t.name), t.name + ".idle",
-             {{"shape", "plain"},
-              {"style", "solid"},
-              {"fontcolor", style::kMuted},
-              {"label", "runs no statement of this kernel"}},
-             true);
-  }
+  for (const auto &target : units)
+    builder.unitCluster(target.name);
+  for (const auto &placed : p.placements)
+    if (placed.statement < k.statements.size())
+      builder.placement(placed);
+  for (const auto &moved : p.transfers)
+    builder.transfer(moved);
+  builder.markIdleUnits(p);
   if (p.placements.empty())
     g.node(Graph::kRoot, "empty", {{"shape", "note"}, {"label", "this kernel has no statements"}},
            true);

@@ -87,6 +87,14 @@ private:
   void emitLoop(const Node &n, State &st);
   bool emitUnrolledNest(const Node &n, State &st);
   void emitParallel(const Node &n, State &st);
+  // emitParallel's steps: the live state through a context array (stored in the caller,
+  // loaded in the outlined body, in the same order), this thread's block of the iterations,
+  // and the call through libgomp.
+  llvm::AllocaInst *storeLiveState(const State &st, llvm::ArrayType *&contextType);
+  State loadLiveState(const State &st, llvm::ArrayType *contextType, Value *context,
+                      size_t tensors);
+  void emitThreadBlock(const Node &n, State &inner);
+  void emitParallelCall(llvm::Function *body, llvm::AllocaInst *context, int64_t trips);
   void emitStage(const Node &n, State &st);
   void emitCall(State &st);
   void emitScalar(State &st);
@@ -405,85 +413,78 @@ bool Generator::emitUnrolledNest(const Node &n, State &st) {
   return true;
 }
 
-// The loop's iterations are split in contiguous blocks over the threads of one GOMP_parallel
-// region. The body moves to a function of its own that reads the live state (box positions,
-// holders, tensors) from a context array.
-void Generator::emitParallel(const Node &n, State &st) {
-  size_t v = size_t(n.v);
-  int64_t s = st.size[v], full = s / n.step, rem = s % n.step;
-  int64_t trips = full + (rem ? 1 : 0);
-  if (trips <= 1) {
-    emitLoop(n, st);
-    return;
-  }
-  // Serialise the live values.
+// The values the loop body reads from the code around it (box positions, holders, tensors),
+// stored as i64 into a context array in the caller's entry block.
+llvm::AllocaInst *Generator::storeLiveState(const State &st, llvm::ArrayType *&contextType) {
   std::vector<Value *> live;
-  for (Value *x : st.begin)
-    live.push_back(x);
+  for (Value *begin : st.begin)
+    live.push_back(begin);
   for (const auto &stack : st.stacks)
-    for (const auto &h : stack) {
-      live.push_back(h.ptr);
-      for (Value *x : h.lo)
-        live.push_back(x);
+    for (const auto &holder : stack) {
+      live.push_back(holder.ptr);
+      for (Value *lo : holder.lo)
+        live.push_back(lo);
     }
-  for (Value *x : scope_.tensors)
-    live.push_back(x);
-  llvm::Type *arrTy = llvm::ArrayType::get(i64(), live.size());
-  llvm::AllocaInst *ctxArr;
+  for (Value *tensor : scope_.tensors)
+    live.push_back(tensor);
+  contextType = llvm::ArrayType::get(i64(), live.size());
+  llvm::AllocaInst *context;
   {
     llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
-    ctxArr = at.CreateAlloca(arrTy, nullptr, "par.ctx");
+    context = at.CreateAlloca(contextType, nullptr, "par.ctx");
   }
   for (size_t i = 0; i < live.size(); ++i) {
-    Value *x = live[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(live[i], i64()) : live[i];
-    b_.CreateStore(x, b_.CreateConstInBoundsGEP2_64(arrTy, ctxArr, 0, i));
+    Value *word = live[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(live[i], i64()) : live[i];
+    b_.CreateStore(word, b_.CreateConstInBoundsGEP2_64(contextType, context, 0, i));
   }
+  return context;
+}
 
-  auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-  auto *fn =
-      llvm::Function::Create(fnTy, llvm::Function::InternalLinkage,
-                             scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
-  setAttributes(fn);
-  llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
-  Scope caller = std::move(scope_);
-  scope_ = Scope{};
-  scope_.fn = fn;
-  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
-  b_.SetInsertPoint(scope_.entry);
-  Value *arg = fn->getArg(0);
+// The outlined body's copy of the state storeLiveState saved, read back in the same order;
+// the tensors' base pointers go to the current scope.
+State Generator::loadLiveState(const State &st, llvm::ArrayType *contextType, Value *context,
+                               size_t tensors) {
   size_t at = 0;
   auto next = [&](bool pointer) {
-    Value *x = b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP2_64(arrTy, arg, 0, at++));
-    return pointer ? b_.CreateIntToPtr(x, ptrTy()) : x;
+    Value *word =
+        b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP2_64(contextType, context, 0, at++));
+    return pointer ? b_.CreateIntToPtr(word, ptrTy()) : word;
   };
   State inner = st;
-  for (auto &x : inner.begin)
-    x = next(false);
+  for (auto &begin : inner.begin)
+    begin = next(false);
   for (auto &stack : inner.stacks)
-    for (auto &h : stack) {
-      h.ptr = next(true);
-      for (auto &x : h.lo)
-        x = next(false);
+    for (auto &holder : stack) {
+      holder.ptr = next(true);
+      for (auto &lo : holder.lo)
+        lo = next(false);
     }
-  for (size_t t = 0; t < caller.tensors.size(); ++t)
+  for (size_t tensor = 0; tensor < tensors; ++tensor)
     scope_.tensors.push_back(next(true));
-  // This thread's block of iterations: [tid * trips / n, (tid + 1) * trips / n).
+  return inner;
+}
+
+// This thread's block of iterations: [tid * trips / n, (tid + 1) * trips / n). The last
+// iteration is partial when the step does not divide the extent.
+void Generator::emitThreadBlock(const Node &n, State &inner) {
+  size_t v = size_t(n.v);
+  int64_t extent = inner.size[v], full = extent / n.step, rem = extent % n.step;
+  int64_t trips = full + (rem ? 1 : 0);
   llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", b_.getInt32Ty());
   llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", b_.getInt32Ty());
   Value *tid = b_.CreateSExt(b_.CreateCall(tidFn), i64());
   Value *num = b_.CreateSExt(b_.CreateCall(numFn), i64());
   Value *first = b_.CreateSDiv(mul(tid, c64(trips)), num);
   Value *last = b_.CreateSDiv(mul(add(tid, c64(1)), c64(trips)), num);
-  Value *b0 = inner.begin[v];
-  int64_t a0 = inner.align[v];
-  inner.align[v] = std::gcd(a0, n.step);
+  Value *begin = inner.begin[v];
+  inner.align[v] = std::gcd(inner.align[v], n.step);
   loop(sub(last, first), [&](Value *iv) {
-    Value *it = add(first, iv);
-    inner.begin[v] = add(b0, mul(it, c64(n.step)));
+    Value *trip = add(first, iv);
+    inner.begin[v] = add(begin, mul(trip, c64(n.step)));
     auto body = [&](int64_t size) {
       inner.size[v] = size;
-      for (const auto &x : n.body)
-        emit(x, inner);
+      for (const auto &child : n.body)
+        emit(child, inner);
     };
     if (!rem) {
       body(n.step);
@@ -492,7 +493,7 @@ void Generator::emitParallel(const Node &n, State &st) {
     auto *fullBb = llvm::BasicBlock::Create(ctx(), "par.full", scope_.fn);
     auto *tailBb = llvm::BasicBlock::Create(ctx(), "par.tail", scope_.fn);
     auto *join = llvm::BasicBlock::Create(ctx(), "par.join", scope_.fn);
-    b_.CreateCondBr(b_.CreateICmpSLT(it, c64(full)), fullBb, tailBb);
+    b_.CreateCondBr(b_.CreateICmpSLT(trip, c64(full)), fullBb, tailBb);
     b_.SetInsertPoint(fullBb);
     body(n.step);
     b_.CreateBr(join);
@@ -501,11 +502,10 @@ void Generator::emitParallel(const Node &n, State &st) {
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
   });
-  finishScope();
-  scope_ = std::move(caller);
-  b_.SetInsertPoint(callerBlock);
+}
 
-  // One thread runs the body directly; more share it through libgomp's thread pool.
+// One thread runs the body directly; more share it through libgomp's thread pool.
+void Generator::emitParallelCall(llvm::Function *body, llvm::AllocaInst *context, int64_t trips) {
   llvm::FunctionCallee gomp = m_.getOrInsertFunction("GOMP_parallel", b_.getVoidTy(), ptrTy(),
                                                      ptrTy(), b_.getInt32Ty(), b_.getInt32Ty());
   auto *single = llvm::BasicBlock::Create(ctx(), "par.single", scope_.fn);
@@ -515,12 +515,44 @@ void Generator::emitParallel(const Node &n, State &st) {
                                    threads_, b_.getInt32(int32_t(trips)));
   b_.CreateCondBr(b_.CreateICmpSLE(threads, b_.getInt32(1)), single, many);
   b_.SetInsertPoint(single);
-  b_.CreateCall(fn, {ctxArr});
+  b_.CreateCall(body, {context});
   b_.CreateBr(done);
   b_.SetInsertPoint(many);
-  b_.CreateCall(gomp, {fn, ctxArr, threads, b_.getInt32(0)});
+  b_.CreateCall(gomp, {body, context, threads, b_.getInt32(0)});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+}
+
+// The loop's iterations are split in contiguous blocks over the threads of one GOMP_parallel
+// region. The body moves to a function of its own that reads the live state (box positions,
+// holders, tensors) from a context array.
+void Generator::emitParallel(const Node &n, State &st) {
+  int64_t extent = st.size[size_t(n.v)];
+  int64_t trips = extent / n.step + (extent % n.step ? 1 : 0);
+  if (trips <= 1) {
+    emitLoop(n, st);
+    return;
+  }
+  llvm::ArrayType *contextType = nullptr;
+  llvm::AllocaInst *context = storeLiveState(st, contextType);
+
+  auto *bodyTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
+  auto *body =
+      llvm::Function::Create(bodyTy, llvm::Function::InternalLinkage,
+                             scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
+  setAttributes(body);
+  llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
+  Scope caller = std::move(scope_);
+  scope_ = Scope{};
+  scope_.fn = body;
+  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", body);
+  b_.SetInsertPoint(scope_.entry);
+  State inner = loadLiveState(st, contextType, body->getArg(0), caller.tensors.size());
+  emitThreadBlock(n, inner);
+  finishScope();
+  scope_ = std::move(caller);
+  b_.SetInsertPoint(callerBlock);
+  emitParallelCall(body, context, trips);
 }
 
 void Generator::emitStage(const Node &n, State &st) {

@@ -220,27 +220,78 @@ private:
 
 using QK = QuantityKind;
 
-bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &diags) {
-  hw::Instruction out;
-  out.name = in.name.name;
-  out.isMove = in.isMove;
-  out.range = in.range;
-  bool ok = true;
-
-  detail::LowerContext ctx;
-  ctx.instruction = true;
-  ctx.incomplete = in.incomplete;
+// An instruction's size parameters are free names in its operand shapes and semantics.
+bool declareSizeParams(const ast::InstrDecl &in, detail::LowerContext &ctx, hw::Instruction &out,
+                       DiagnosticSink &diags) {
   static const std::map<std::string, int64_t> unbound;
   ctx.sizes.values = &unbound; // instruction size parameters stay free
-  for (const auto &p : in.sizeParams) {
-    if (ctx.sizes.names.count(p.name)) {
-      diags.error("E0201", p.range, "size parameter '" + p.name + "' is declared twice");
+  bool ok = true;
+  for (const auto &param : in.sizeParams) {
+    if (ctx.sizes.names.count(param.name)) {
+      diags.error("E0201", param.range, "size parameter '" + param.name + "' is declared twice");
       ok = false;
     }
-    ctx.sizes.names.insert(p.name);
-    out.sizeParams.push_back(p.name);
+    ctx.sizes.names.insert(param.name);
+    out.sizeParams.push_back(param.name);
   }
-  std::set<std::string> operandNames;
+  return ok;
+}
+
+// An operand dimension is a literal size or a size parameter alone; a bad one reads as 1 so
+// the rest of the operand is still checked.
+bool lowerOperandShape(const ast::OperandDecl &op, const detail::LowerContext &ctx,
+                       ir::Tensor &tensor, DiagnosticSink &diags) {
+  bool ok = true;
+  for (const auto &dim : op.type.shape) {
+    if (dim->kind == ast::Expr::Kind::Name && ctx.sizes.names.count(dim->name.name)) {
+      tensor.shape.push_back(0);
+      tensor.shapeParams.push_back(dim->name.name);
+      continue;
+    }
+    size_t before = diags.errorCount();
+    auto extent = detail::evalSize(*dim, ctx.sizes, diags, "an operand dimension");
+    if (!extent || *extent <= 0) {
+      if (diags.errorCount() == before)
+        diags.error("E0302", dim->range,
+                    "an operand dimension is a positive integer or a size parameter alone");
+      ok = false;
+      extent = 1;
+    }
+    tensor.shape.push_back(*extent);
+    tensor.shapeParams.push_back("");
+  }
+  return ok;
+}
+
+// Every operand says which of the target's memories it lives in.
+bool resolveOperandMemory(const ast::OperandDecl &op, const hw::Target &target, ir::Tensor &tensor,
+                          DiagnosticSink &diags) {
+  if (!op.memory) {
+    diags.error("E0506", op.range,
+                "operand '" + op.name.name + "' does not say where it lives; add `in MEMORY`");
+    return false;
+  }
+  if (target.memoryIndex(op.memory->name) < 0) {
+    std::vector<std::string> names;
+    for (const auto &memory : target.memories)
+      names.push_back(memory.name);
+    auto &diag =
+        diags.error("E0506", op.memory->range,
+                    "unknown memory '" + op.memory->name + "' in target '" + target.name + "'");
+    if (auto suggestion = closestMatch(op.memory->name, names); !suggestion.empty()) {
+      diag.message += "; did you mean '" + suggestion + "'?";
+      diag.fix(op.memory->range, suggestion);
+    }
+    return false;
+  }
+  tensor.memory = op.memory->name;
+  return true;
+}
+
+// The operands become the tensors of the instruction's semantics (in ctx), in order.
+bool declareOperands(const ast::InstrDecl &in, const hw::Target &target, detail::LowerContext &ctx,
+                     std::set<std::string> &operandNames, DiagnosticSink &diags) {
+  bool ok = true;
   for (const auto &op : in.operands) {
     if (!operandNames.insert(op.name.name).second || ctx.sizes.names.count(op.name.name)) {
       diags.error("E0201", op.name.range, "'" + op.name.name + "' is declared twice");
@@ -253,70 +304,46 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
     tensor.role = op.role == ast::OperandRole::In    ? ir::TensorRole::Input
                   : op.role == ast::OperandRole::Out ? ir::TensorRole::Output
                                                      : ir::TensorRole::InOut;
-    if (auto et = ir::parseElemType(op.type.elem.name)) {
-      tensor.type = *et;
+    if (auto elem = ir::parseElemType(op.type.elem.name)) {
+      tensor.type = *elem;
     } else {
       diags.error("E0301", op.type.elem.range, "unknown element type '" + op.type.elem.name + "'");
       ok = false;
     }
-    for (const auto &dim : op.type.shape) {
-      if (dim->kind == ast::Expr::Kind::Name && ctx.sizes.names.count(dim->name.name)) {
-        tensor.shape.push_back(0);
-        tensor.shapeParams.push_back(dim->name.name);
-        continue;
-      }
-      size_t before = diags.errorCount();
-      auto v = detail::evalSize(*dim, ctx.sizes, diags, "an operand dimension");
-      if (!v || *v <= 0) {
-        if (diags.errorCount() == before)
-          diags.error("E0302", dim->range,
-                      "an operand dimension is a positive integer or a size parameter alone");
-        ok = false;
-        v = 1;
-      }
-      tensor.shape.push_back(*v);
-      tensor.shapeParams.push_back("");
-    }
-    if (!op.memory) {
-      diags.error("E0506", op.range,
-                  "operand '" + op.name.name + "' does not say where it lives; add `in MEMORY`");
-      ok = false;
-    } else if (t.memoryIndex(op.memory->name) < 0) {
-      std::vector<std::string> names;
-      for (const auto &m : t.memories)
-        names.push_back(m.name);
-      auto &d = diags.error("E0506", op.memory->range,
-                            "unknown memory '" + op.memory->name + "' in target '" + t.name + "'");
-      if (auto m = closestMatch(op.memory->name, names); !m.empty())
-        d.message += "; did you mean '" + m + "'?", d.fix(op.memory->range, m);
-      ok = false;
-    } else {
-      tensor.memory = op.memory->name;
-    }
+    ok = lowerOperandShape(op, ctx, tensor, diags) && ok;
+    ok = resolveOperandMemory(op, target, tensor, diags) && ok;
     ctx.tensors.push_back(tensor);
     ctx.written.push_back(tensor.role != ir::TensorRole::Output);
     ctx.shapeUnknown.push_back(false);
   }
-  if (!ok)
-    return false;
+  return ok;
+}
 
-  if (in.body.empty()) {
-    if (in.incomplete)
-      return false;
+// The body is what the instruction computes: the mapper matches kernels against it. (A body
+// lost to a syntax error was reported there.)
+bool hasSemantics(const ast::InstrDecl &in, DiagnosticSink &diags) {
+  if (!in.body.empty())
+    return true;
+  if (!in.incomplete)
     diags.error("E0509", in.name.range,
                 "'" + in.name.name +
                     "' has no semantics; describe what it computes, e.g. "
                     "{ acc[i] += a[i] * b; }");
-    return false;
-  }
-  for (const auto &s : in.body) {
+  return false;
+}
+
+// The body, lowered as a kernel's statements over the operands, must write every output.
+bool lowerSemantics(const ast::InstrDecl &in, detail::LowerContext &ctx, hw::Instruction &out,
+                    DiagnosticSink &diags) {
+  bool ok = true;
+  for (const auto &stmt : in.body) {
     bool stmtOk = true;
-    auto st = detail::lowerStatement(s, ctx, diags, stmtOk);
-    if (!stmtOk || !st) {
+    auto lowered = detail::lowerStatement(stmt, ctx, diags, stmtOk);
+    if (!stmtOk || !lowered) {
       ok = false;
       continue;
     }
-    out.semantics.statements.push_back(std::move(*st));
+    out.semantics.statements.push_back(std::move(*lowered));
   }
   for (size_t i = 0; i < ctx.tensors.size() && ok && !in.incomplete; ++i)
     if (ctx.tensors[i].role == ir::TensorRole::Output && !ctx.written[i]) {
@@ -329,200 +356,274 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &t, DiagnosticSink &d
   out.semantics.name = out.semantics.kernelName = out.name;
   out.semantics.tensors = std::move(ctx.tensors);
   out.semantics.range = in.range;
+  return ok;
+}
 
-  if (in.unit) {
-    for (size_t u = 0; u < t.units.size(); ++u)
-      if (t.units[u].name == in.unit->name)
-        out.unit = int(u);
-    if (out.unit < 0) {
-      diags.error("E0202", in.unit->range, "unknown unit '" + in.unit->name + "'");
+bool resolveUnit(const ast::InstrDecl &in, const hw::Target &target, hw::Instruction &out,
+                 DiagnosticSink &diags) {
+  if (!in.unit)
+    return true;
+  for (size_t unit = 0; unit < target.units.size(); ++unit)
+    if (target.units[unit].name == in.unit->name)
+      out.unit = int(unit);
+  if (out.unit < 0) {
+    diags.error("E0202", in.unit->range, "unknown unit '" + in.unit->name + "'");
+    return false;
+  }
+  return true;
+}
+
+// Every {placeholder} of the asm template names an operand or a size parameter.
+// `{{` and `}}` stand for literal braces (AVX-512's {1to16}, Arm's register lists).
+bool checkAsmTemplate(const ast::InstrDecl &in, const hw::Instruction &out,
+                      const std::set<std::string> &operandNames,
+                      const std::set<std::string> &sizeParams, DiagnosticSink &diags) {
+  const std::string &text = out.asmTemplate;
+  bool ok = true;
+  for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
+    if (open + 1 < text.size() && text[open + 1] == '{') {
+      ++open;
+      continue;
+    }
+    size_t close = text.find('}', open);
+    if (close == std::string::npos) {
+      diags.error("E0507", in.asmRange, "unclosed '{' in the asm template");
+      return false;
+    }
+    std::string name = text.substr(open + 1, close - open - 1);
+    if (!operandNames.count(name) && !sizeParams.count(name)) {
+      diags.error("E0507", in.asmRange,
+                  "the asm template names '{" + name +
+                      "}', which is neither an operand nor a "
+                      "size parameter of '" +
+                      out.name + "'");
       ok = false;
     }
   }
+  return ok;
+}
+
+bool buildInstruction(const ast::InstrDecl &in, hw::Target &target, DiagnosticSink &diags) {
+  hw::Instruction out;
+  out.name = in.name.name;
+  out.isMove = in.isMove;
+  out.range = in.range;
+
+  detail::LowerContext ctx;
+  ctx.instruction = true;
+  ctx.incomplete = in.incomplete;
+  bool ok = declareSizeParams(in, ctx, out, diags);
+  std::set<std::string> operandNames;
+  ok = declareOperands(in, target, ctx, operandNames, diags) && ok;
+  if (!ok || !hasSemantics(in, diags))
+    return false;
+  ok = lowerSemantics(in, ctx, out, diags);
+  ok = resolveUnit(in, target, out, diags) && ok;
 
   PropertyReader cost(in.cost, PropertyBlock::Cost, "cost", diags);
   ok = ok && cost.ok;
   out.cost.latencyCycles = cost.getOr("latency", 1);
   out.cost.perCycle = cost.getOr("per_cycle", 1);
-  out.cost.bandwidthBytesPerCycle = cost.bandwidth("bandwidth", t.clockHz);
+  out.cost.bandwidthBytesPerCycle = cost.bandwidth("bandwidth", target.clockHz);
 
   if (in.asmTemplate) {
     out.asmTemplate = *in.asmTemplate;
-    // Every {placeholder} names an operand or a size parameter.
-    // `{{` and `}}` stand for literal braces (AVX-512's {1to16}, Arm's register lists).
-    const std::string &a = out.asmTemplate;
-    for (size_t open = a.find('{'); open != std::string::npos; open = a.find('{', open + 1)) {
-      if (open + 1 < a.size() && a[open + 1] == '{') {
-        ++open;
-        continue;
-      }
-      size_t close = a.find('}', open);
-      if (close == std::string::npos) {
-        diags.error("E0507", in.asmRange, "unclosed '{' in the asm template");
-        ok = false;
-        break;
-      }
-      std::string name = a.substr(open + 1, close - open - 1);
-      if (!operandNames.count(name) && !ctx.sizes.names.count(name)) {
-        diags.error("E0507", in.asmRange,
-                    "the asm template names '{" + name +
-                        "}', which is neither an operand nor a "
-                        "size parameter of '" +
-                        out.name + "'");
-        ok = false;
-      }
-    }
+    ok = checkAsmTemplate(in, out, operandNames, ctx.sizes.names, diags) && ok;
   }
   if (ok)
-    t.instructions.push_back(std::move(out));
+    target.instructions.push_back(std::move(out));
+  return ok;
+}
+
+// The `llvm { triple cpu features }` fields, each at most once.
+bool readLlvmFields(const ast::TargetDecl &decl, hw::Target &target, DiagnosticSink &diags) {
+  bool ok = true;
+  std::map<std::string, SourceRange> seen;
+  for (const auto &field : decl.llvm) {
+    if (auto it = seen.find(field.key.name); it != seen.end()) {
+      diags.error("E0201", field.key.range, "llvm field '" + field.key.name + "' is given twice")
+          .note(it->second, "the first is here");
+      ok = false;
+      continue;
+    }
+    seen[field.key.name] = field.key.range;
+    if (field.key.name == "triple")
+      target.triple = field.value;
+    else if (field.key.name == "cpu")
+      target.cpu = field.value;
+    else if (field.key.name == "features")
+      target.features = field.value;
+    else {
+      auto &diag =
+          diags.error("E0501", field.key.range,
+                      "unknown llvm field '" + field.key.name + "' (known: triple, cpu, features)");
+      if (auto suggestion = closestMatch(field.key.name, llvmFields()); !suggestion.empty())
+        diag.fix(field.key.range, suggestion);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// A register file's or a memory's properties; a register file's size is count x width.
+bool readMemoryProperties(const ast::MemoryDecl &decl, double clockHz, hw::Memory &memory,
+                          DiagnosticSink &diags) {
+  if (decl.isRegisters) {
+    PropertyReader props(decl.props, PropertyBlock::Registers, "registers", diags);
+    memory.registerCount = uint32_t(props.getOr("count", 0));
+    memory.registerBytes = uint32_t(props.getOr("width", 0));
+    memory.latencyCycles = props.getOr("latency", 0);
+    memory.sizeBytes = uint64_t(memory.registerCount) * memory.registerBytes;
+    if (props.ok && (!props.get("count") || !props.get("width"))) {
+      diags.error("E0508", decl.name.range,
+                  "registers '" + memory.name + "' need `count` and `width`");
+      return false;
+    }
+    return props.ok;
+  }
+  PropertyReader props(decl.props, PropertyBlock::Memory, "memory", diags);
+  memory.sizeBytes = uint64_t(props.getOr("size", 0));
+  memory.lineBytes = uint32_t(props.getOr("line", 0));
+  memory.banks = uint32_t(std::max(1.0, props.getOr("banks", 1)));
+  memory.bandwidthBytesPerCycle = props.bandwidth("bandwidth", clockHz);
+  memory.latencyCycles = props.getOr("latency", 0);
+  if (props.ok && !props.get("size")) {
+    diags.error("E0508", decl.name.range, "memory '" + memory.name + "' needs a `size`");
+    return false;
+  }
+  return props.ok;
+}
+
+// Memories: names first, so parents may be declared in any order (linkMemoryParents).
+bool declareMemories(const ast::TargetDecl &decl, hw::Target &target, DiagnosticSink &diags) {
+  bool ok = true;
+  std::map<std::string, SourceRange> seen;
+  for (const auto &memoryDecl : decl.memories) {
+    if (auto it = seen.find(memoryDecl.name.name); it != seen.end()) {
+      diags
+          .error("E0201", memoryDecl.name.range,
+                 "memory '" + memoryDecl.name.name + "' is declared twice")
+          .note(it->second, "the first declaration is here");
+      ok = false;
+      continue;
+    }
+    seen[memoryDecl.name.name] = memoryDecl.name.range;
+    hw::Memory memory;
+    memory.name = memoryDecl.name.name;
+    memory.isRegisters = memoryDecl.isRegisters;
+    memory.range = memoryDecl.range;
+    ok = readMemoryProperties(memoryDecl, target.clockHz, memory, diags) && ok;
+    target.memories.push_back(memory);
+  }
+  return ok;
+}
+
+bool linkMemoryParents(const ast::TargetDecl &decl, hw::Target &target, DiagnosticSink &diags) {
+  bool ok = true;
+  for (const auto &memoryDecl : decl.memories) {
+    if (!memoryDecl.parent)
+      continue;
+    int self = target.memoryIndex(memoryDecl.name.name);
+    if (self >= 0 && target.memories[self].range.begin != memoryDecl.range.begin)
+      continue; // a rejected duplicate
+    int parent = target.memoryIndex(memoryDecl.parent->name);
+    if (parent < 0) {
+      std::vector<std::string> names;
+      for (const auto &memory : target.memories)
+        if (memory.name != memoryDecl.name.name)
+          names.push_back(memory.name);
+      auto &diag = diags.error("E0504", memoryDecl.parent->range,
+                               "unknown parent memory '" + memoryDecl.parent->name + "'");
+      if (auto suggestion = closestMatch(memoryDecl.parent->name, names); !suggestion.empty()) {
+        diag.message += "; did you mean '" + suggestion + "'?";
+        diag.fix(memoryDecl.parent->range, suggestion);
+      }
+      ok = false;
+      continue;
+    }
+    if (self >= 0)
+      target.memories[self].parent = parent;
+  }
+  return ok;
+}
+
+// The parent relation must be a forest. On a cycle, every parent is dropped so that later
+// stages never walk it.
+bool checkMemoryForest(hw::Target &target, DiagnosticSink &diags) {
+  for (const auto &memory : target.memories) {
+    size_t steps = 0;
+    for (int parent = memory.parent; parent >= 0; parent = target.memories[parent].parent) {
+      if (++steps <= target.memories.size())
+        continue;
+      diags.error("E0505", memory.range,
+                  "memory '" + memory.name +
+                      "' is its own ancestor; parents must form a "
+                      "hierarchy ending at an outermost memory");
+      for (auto &each : target.memories)
+        each.parent = -1;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool declareUnits(const ast::TargetDecl &decl, hw::Target &target, DiagnosticSink &diags) {
+  bool ok = true;
+  std::map<std::string, SourceRange> seen;
+  for (const auto &unit : decl.units) {
+    if (auto it = seen.find(unit.name.name); it != seen.end()) {
+      diags.error("E0201", unit.name.range, "unit '" + unit.name.name + "' is declared twice")
+          .note(it->second, "the first declaration is here");
+      ok = false;
+      continue;
+    }
+    seen[unit.name.name] = unit.name.range;
+    PropertyReader props(unit.props, PropertyBlock::Unit, "unit", diags);
+    ok = ok && props.ok;
+    target.units.push_back({unit.name.name, uint32_t(std::max(1.0, props.getOr("count", 1))),
+                            uint32_t(std::max(1.0, props.getOr("queue", 1))), unit.range});
+  }
+  return ok;
+}
+
+bool declareInstructions(const ast::TargetDecl &decl, hw::Target &target, DiagnosticSink &diags) {
+  bool ok = true;
+  std::map<std::string, SourceRange> seen;
+  for (const auto &instr : decl.instrs) {
+    if (auto it = seen.find(instr.name.name); it != seen.end()) {
+      diags.error("E0201", instr.name.range, "'" + instr.name.name + "' is declared twice")
+          .note(it->second, "the first declaration is here");
+      ok = false;
+      continue;
+    }
+    seen[instr.name.name] = instr.name.range;
+    ok = buildInstruction(instr, target, diags) && ok;
+  }
   return ok;
 }
 
 } // namespace
 
+// Each step reports what it finds and the target is built on, so that one file shows all its
+// errors; a target with any error is not returned.
 std::optional<hw::Target> buildTarget(const ast::TargetDecl &decl, DiagnosticSink &diags) {
-  hw::Target t;
-  t.name = decl.name.name;
-  t.range = decl.range;
-  bool ok = true;
-
-  std::map<std::string, SourceRange> llvmSeen;
-  for (const auto &f : decl.llvm) {
-    if (auto it = llvmSeen.find(f.key.name); it != llvmSeen.end()) {
-      diags.error("E0201", f.key.range, "llvm field '" + f.key.name + "' is given twice")
-          .note(it->second, "the first is here");
-      ok = false;
-      continue;
-    }
-    llvmSeen[f.key.name] = f.key.range;
-    if (f.key.name == "triple")
-      t.triple = f.value;
-    else if (f.key.name == "cpu")
-      t.cpu = f.value;
-    else if (f.key.name == "features")
-      t.features = f.value;
-    else {
-      auto &d =
-          diags.error("E0501", f.key.range,
-                      "unknown llvm field '" + f.key.name + "' (known: triple, cpu, features)");
-      if (auto m = closestMatch(f.key.name, llvmFields()); !m.empty())
-        d.fix(f.key.range, m);
-      ok = false;
-    }
-  }
+  hw::Target target;
+  target.name = decl.name.name;
+  target.range = decl.range;
+  bool ok = readLlvmFields(decl, target, diags);
   PropertyReader props(decl.props, PropertyBlock::Target, "target", diags);
   ok = ok && props.ok;
-  t.cores = uint32_t(std::max(1.0, props.getOr("cores", 1)));
-  t.clockHz = props.getOr("clock", 1e9);
+  target.cores = uint32_t(std::max(1.0, props.getOr("cores", 1)));
+  target.clockHz = props.getOr("clock", 1e9);
 
-  // Memories: names first, so parents may be declared in any order.
-  std::map<std::string, SourceRange> seen;
-  for (const auto &m : decl.memories) {
-    if (auto it = seen.find(m.name.name); it != seen.end()) {
-      diags.error("E0201", m.name.range, "memory '" + m.name.name + "' is declared twice")
-          .note(it->second, "the first declaration is here");
-      ok = false;
-      continue;
-    }
-    seen[m.name.name] = m.name.range;
-    hw::Memory mem;
-    mem.name = m.name.name;
-    mem.isRegisters = m.isRegisters;
-    mem.range = m.range;
-    if (m.isRegisters) {
-      PropertyReader r(m.props, PropertyBlock::Registers, "registers", diags);
-      ok = ok && r.ok;
-      mem.registerCount = uint32_t(r.getOr("count", 0));
-      mem.registerBytes = uint32_t(r.getOr("width", 0));
-      mem.latencyCycles = r.getOr("latency", 0);
-      mem.sizeBytes = uint64_t(mem.registerCount) * mem.registerBytes;
-      if (r.ok && (!r.get("count") || !r.get("width"))) {
-        diags.error("E0508", m.name.range, "registers '" + mem.name + "' need `count` and `width`");
-        ok = false;
-      }
-    } else {
-      PropertyReader r(m.props, PropertyBlock::Memory, "memory", diags);
-      ok = ok && r.ok;
-      mem.sizeBytes = uint64_t(r.getOr("size", 0));
-      mem.lineBytes = uint32_t(r.getOr("line", 0));
-      mem.banks = uint32_t(std::max(1.0, r.getOr("banks", 1)));
-      mem.bandwidthBytesPerCycle = r.bandwidth("bandwidth", t.clockHz);
-      mem.latencyCycles = r.getOr("latency", 0);
-      if (r.ok && !r.get("size")) {
-        diags.error("E0508", m.name.range, "memory '" + mem.name + "' needs a `size`");
-        ok = false;
-      }
-    }
-    t.memories.push_back(mem);
-  }
-  for (const auto &m : decl.memories) {
-    if (!m.parent)
-      continue;
-    int self = t.memoryIndex(m.name.name);
-    if (self >= 0 && t.memories[self].range.begin != m.range.begin)
-      continue; // a rejected duplicate
-    int parent = t.memoryIndex(m.parent->name);
-    if (parent < 0) {
-      std::vector<std::string> names;
-      for (const auto &mm : t.memories)
-        if (mm.name != m.name.name)
-          names.push_back(mm.name);
-      auto &d =
-          diags.error("E0504", m.parent->range, "unknown parent memory '" + m.parent->name + "'");
-      if (auto c = closestMatch(m.parent->name, names); !c.empty())
-        d.message += "; did you mean '" + c + "'?", d.fix(m.parent->range, c);
-      ok = false;
-      continue;
-    }
-    if (self >= 0)
-      t.memories[self].parent = parent;
-  }
-  // The parent relation must be a forest.
-  for (size_t i = 0; i < t.memories.size(); ++i) {
-    size_t steps = 0;
-    for (int p = t.memories[i].parent; p >= 0; p = t.memories[p].parent) {
-      if (++steps > t.memories.size()) {
-        diags.error("E0505", t.memories[i].range,
-                    "memory '" + t.memories[i].name +
-                        "' is its own ancestor; parents must form a "
-                        "hierarchy ending at an outermost memory");
-        ok = false;
-        for (auto &m : t.memories)
-          m.parent = -1;
-        break;
-      }
-    }
-    if (!ok)
-      break;
-  }
-  std::map<std::string, SourceRange> unitSeen;
-  for (const auto &u : decl.units) {
-    if (auto it = unitSeen.find(u.name.name); it != unitSeen.end()) {
-      diags.error("E0201", u.name.range, "unit '" + u.name.name + "' is declared twice")
-          .note(it->second, "the first declaration is here");
-      ok = false;
-      continue;
-    }
-    unitSeen[u.name.name] = u.name.range;
-    PropertyReader r(u.props, PropertyBlock::Unit, "unit", diags);
-    ok = ok && r.ok;
-    t.units.push_back({u.name.name, uint32_t(std::max(1.0, r.getOr("count", 1))),
-                       uint32_t(std::max(1.0, r.getOr("queue", 1))), u.range});
-  }
-  std::map<std::string, SourceRange> instrNames;
-  for (const auto &in : decl.instrs) {
-    if (auto it = instrNames.find(in.name.name); it != instrNames.end()) {
-      diags.error("E0201", in.name.range, "'" + in.name.name + "' is declared twice")
-          .note(it->second, "the first declaration is here");
-      ok = false;
-      continue;
-    }
-    instrNames[in.name.name] = in.name.range;
-    ok = buildInstruction(in, t, diags) && ok;
-  }
+  ok = declareMemories(decl, target, diags) && ok;
+  ok = linkMemoryParents(decl, target, diags) && ok;
+  ok = checkMemoryForest(target, diags) && ok;
+  ok = declareUnits(decl, target, diags) && ok;
+  ok = declareInstructions(decl, target, diags) && ok;
   if (!ok)
     return std::nullopt;
-  return t;
+  return target;
 }
 
 std::optional<hw::System> buildSystem(const ast::SystemDecl &decl, const Symbols &symbols,

@@ -148,108 +148,13 @@ public:
       return std::nullopt;
     }
     const ir::Tensor &target = ctx_.tensors[lhsTensor_];
-    if (target.role == ir::TensorRole::Input) {
-      diags_
-          .error("E0306", lhs.name.range,
-                 std::string(ctx_.instruction ? "operand" : "input") + " '" + target.name +
-                     "' is read-only; write an output, a local or an out/inout operand")
-          .note(target.range, "'" + target.name + "' is declared here");
-      failed_ = true;
-    }
-    // Write indices: distinct plain index variables, one per dimension.
-    for (const auto &d : lhs.args) {
-      if (d->kind != ast::Expr::Kind::Name || ctx_.sizes.names.count(d->name.name) ||
-          ctx_.find(d->name.name) >= 0) {
-        diags_.error("E0307", d->range,
-                     "each dimension of the written tensor must be indexed by an index variable "
-                     "alone (write through a local tensor to shift or stride)");
-        failed_ = true;
-        continue;
-      }
-      if (indexOf(d->name.name) >= 0) {
-        diags_.error("E0307", d->range,
-                     "index '" + d->name.name + "' indexes two dimensions of the written tensor");
-        failed_ = true;
-        continue;
-      }
-      int v = addIndex(d->name.name, d->range);
-      vars_[v].onLeft = true;
-    }
-    checkRank(lhs, target);
-    for (const auto &d : lhs.args)
-      lhsIndices_.push_back(affine(*d));
+    checkWritable(target);
+    lowerWriteIndices(lhs, target);
     std::vector<ir::Affine> lhsIndices = lhsIndices_;
-
-    // The right-hand side, with its element type.
-    std::optional<ir::ElemType> type;
-    ir::Expr rhs = expr(*s_.rhs, type);
-    if (!failed_ && type && *type != target.type) {
-      diags_.error("E0304", s_.rhs->range,
-                   std::string("the right-hand side is ") + ir::elemTypeName(*type) + " but '" +
-                       target.name + "' is " + ir::elemTypeName(target.type) +
-                       "; convert explicitly, e.g. " + ir::elemTypeName(target.type) + "(...)");
-      failed_ = true;
-    }
-    if (!type)
-      setConstTypes(rhs, target.type);
-
-    // Reductions.
-    bool hasReduction = std::any_of(vars_.begin(), vars_.end(), [](auto &v) { return !v.onLeft; });
-    if (s_.op == ast::AssignOp::Assign && hasReduction && !failed_) {
-      for (const auto &v : vars_)
-        if (!v.onLeft) {
-          diags_
-              .error("E0305", v.firstUse,
-                     "index '" + v.name +
-                         "' appears only on the right of '=', so it would be "
-                         "reduced; say how: '+=' (sum), 'max=' or 'min='")
-              .fix(s_.opRange, "+=");
-          failed_ = true;
-          break;
-        }
-    }
-    // Where clauses name indices of this statement.
-    std::map<std::string, SourceRange> whereSeen;
-    for (const auto &w : s_.where) {
-      if (auto it = whereSeen.find(w.index.name); it != whereSeen.end()) {
-        diags_.error("E0201", w.index.range, "'" + w.index.name + "' is given a range twice")
-            .note(it->second, "the first range is here");
-        failed_ = true;
-        continue;
-      }
-      whereSeen[w.index.name] = w.index.range;
-      int v = indexOf(w.index.name);
-      if (v < 0) {
-        diags_.error("E0203", w.index.range,
-                     "'" + w.index.name + "' is not an index of this statement");
-        failed_ = true;
-        continue;
-      }
-      auto lo = evalSize(*w.lo, ctx_.sizes, diags_, "a range bound");
-      auto hi = evalSize(*w.hi, ctx_.sizes, diags_, "a range bound");
-      if (!lo || !hi) {
-        failed_ = true;
-        continue;
-      }
-      if (ctx_.sizes.bound()) {
-        if (*hi <= *lo) {
-          sizeError("E0406", w.range,
-                    "the range " + rangeText(*lo, *hi) + " of '" + w.index.name + "' is empty");
-          continue;
-        }
-        vars_[v].lo = *lo;
-        vars_[v].hi = *hi - 1;
-        vars_[v].fromWhere = true;
-      }
-    }
-    // Reads of tensors that hold no values yet.
-    for (auto [t, range] : reads_)
-      if (!ctx_.written[t] && ctx_.tensors[t].role != ir::TensorRole::Input && !ctx_.incomplete) {
-        diags_.error("E0407", range,
-                     "'" + ctx_.tensors[t].name + "' is read here before any statement writes it");
-        failed_ = true;
-      }
-
+    ir::Expr rhs = lowerRightHandSide(target);
+    checkReductionsAreSaid();
+    readWhereClauses();
+    checkReadsOfUnwritten();
     if (!failed_)
       checkSelfReads();
 
@@ -261,86 +166,217 @@ public:
       ctx_.written[lhsTensor_] = true;
       return std::nullopt;
     }
-
     if (!inferRanges() || !checkBounds()) {
       ok = false;
       return std::nullopt;
     }
-
-    // An implicit local is indexed by the write indices' own values: they must not go negative,
-    // and its extent covers the largest value written.
     bool implicitLocal = ctx_.shapeUnknown[lhsTensor_];
+    if (implicitLocal && !startImplicitLocalAtZero(target)) {
+      ok = false;
+      return std::nullopt;
+    }
+    ir::Statement stmt = buildStatement(lhs, std::move(lhsIndices), std::move(rhs), target);
     if (implicitLocal)
-      for (auto &v : vars_)
-        if (v.onLeft && v.param.empty() && *v.lo < 0) {
-          v.lo = 0;
-          if (*v.hi < 0) {
-            sizeError("E0406", v.firstUse,
-                      "index '" + v.name +
-                          "' has no non-negative value, so it cannot index the "
-                          "local '" +
-                          target.name + "'");
-            ok = false;
-            return std::nullopt;
-          }
-        }
+      shapeImplicitLocal(lhs);
+    ctx_.written[lhsTensor_] = true;
+    return stmt;
+  }
 
-    ir::Statement st;
-    // Write indices first (in the order of the written access), then reductions.
+private:
+  void checkWritable(const ir::Tensor &target) {
+    if (target.role != ir::TensorRole::Input)
+      return;
+    diags_
+        .error("E0306", s_.lhs->name.range,
+               std::string(ctx_.instruction ? "operand" : "input") + " '" + target.name +
+                   "' is read-only; write an output, a local or an out/inout operand")
+        .note(target.range, "'" + target.name + "' is declared here");
+    failed_ = true;
+  }
+
+  // Write indices: distinct plain index variables, one per dimension.
+  void lowerWriteIndices(const ast::Expr &lhs, const ir::Tensor &target) {
+    for (const auto &dim : lhs.args) {
+      if (dim->kind != ast::Expr::Kind::Name || ctx_.sizes.names.count(dim->name.name) ||
+          ctx_.find(dim->name.name) >= 0) {
+        diags_.error("E0307", dim->range,
+                     "each dimension of the written tensor must be indexed by an index variable "
+                     "alone (write through a local tensor to shift or stride)");
+        failed_ = true;
+        continue;
+      }
+      if (indexOf(dim->name.name) >= 0) {
+        diags_.error("E0307", dim->range,
+                     "index '" + dim->name.name + "' indexes two dimensions of the written tensor");
+        failed_ = true;
+        continue;
+      }
+      int var = addIndex(dim->name.name, dim->range);
+      vars_[var].onLeft = true;
+    }
+    checkRank(lhs, target);
+    for (const auto &dim : lhs.args)
+      lhsIndices_.push_back(affine(*dim));
+  }
+
+  // The right-hand side, with its element type: the target's, or literals that take it.
+  ir::Expr lowerRightHandSide(const ir::Tensor &target) {
+    std::optional<ir::ElemType> type;
+    ir::Expr rhs = expr(*s_.rhs, type);
+    if (!failed_ && type && *type != target.type) {
+      diags_.error("E0304", s_.rhs->range,
+                   std::string("the right-hand side is ") + ir::elemTypeName(*type) + " but '" +
+                       target.name + "' is " + ir::elemTypeName(target.type) +
+                       "; convert explicitly, e.g. " + ir::elemTypeName(target.type) + "(...)");
+      failed_ = true;
+    }
+    if (!type)
+      setConstTypes(rhs, target.type);
+    return rhs;
+  }
+
+  // An index only on the right is reduced, which `=` does not say how to do.
+  void checkReductionsAreSaid() {
+    if (s_.op != ast::AssignOp::Assign || failed_)
+      return;
+    for (const auto &var : vars_)
+      if (!var.onLeft) {
+        diags_
+            .error("E0305", var.firstUse,
+                   "index '" + var.name +
+                       "' appears only on the right of '=', so it would be "
+                       "reduced; say how: '+=' (sum), 'max=' or 'min='")
+            .fix(s_.opRange, "+=");
+        failed_ = true;
+        return;
+      }
+  }
+
+  // Where clauses name indices of this statement and give them a range.
+  void readWhereClauses() {
+    std::map<std::string, SourceRange> whereSeen;
+    for (const auto &where : s_.where) {
+      if (auto it = whereSeen.find(where.index.name); it != whereSeen.end()) {
+        diags_
+            .error("E0201", where.index.range, "'" + where.index.name + "' is given a range twice")
+            .note(it->second, "the first range is here");
+        failed_ = true;
+        continue;
+      }
+      whereSeen[where.index.name] = where.index.range;
+      int var = indexOf(where.index.name);
+      if (var < 0) {
+        diags_.error("E0203", where.index.range,
+                     "'" + where.index.name + "' is not an index of this statement");
+        failed_ = true;
+        continue;
+      }
+      auto lo = evalSize(*where.lo, ctx_.sizes, diags_, "a range bound");
+      auto hi = evalSize(*where.hi, ctx_.sizes, diags_, "a range bound");
+      if (!lo || !hi) {
+        failed_ = true;
+        continue;
+      }
+      if (ctx_.sizes.bound()) {
+        if (*hi <= *lo) {
+          sizeError("E0406", where.range,
+                    "the range " + rangeText(*lo, *hi) + " of '" + where.index.name + "' is empty");
+          continue;
+        }
+        vars_[var].lo = *lo;
+        vars_[var].hi = *hi - 1;
+        vars_[var].fromWhere = true;
+      }
+    }
+  }
+
+  // Reads of tensors that hold no values yet.
+  void checkReadsOfUnwritten() {
+    for (auto [tensor, range] : reads_)
+      if (!ctx_.written[tensor] && ctx_.tensors[tensor].role != ir::TensorRole::Input &&
+          !ctx_.incomplete) {
+        diags_.error("E0407", range,
+                     "'" + ctx_.tensors[tensor].name +
+                         "' is read here before any statement writes it");
+        failed_ = true;
+      }
+  }
+
+  // An implicit local is indexed by the write indices' own values: they must not go negative
+  // (shapeImplicitLocal then makes its extent cover the largest value written).
+  bool startImplicitLocalAtZero(const ir::Tensor &target) {
+    for (auto &var : vars_)
+      if (var.onLeft && var.param.empty() && *var.lo < 0) {
+        var.lo = 0;
+        if (*var.hi < 0) {
+          sizeError("E0406", var.firstUse,
+                    "index '" + var.name +
+                        "' has no non-negative value, so it cannot index the "
+                        "local '" +
+                        target.name + "'");
+          return false;
+        }
+      }
+    return true;
+  }
+
+  void shapeImplicitLocal(const ast::Expr &lhs) {
+    auto &local = ctx_.tensors[lhsTensor_];
+    local.shape.clear();
+    for (const auto &dim : lhs.args)
+      local.shape.push_back(*vars_[indexOf(dim->name.name)].hi + 1);
+    local.shapeParams.assign(local.shape.size(), "");
+    ctx_.shapeUnknown[lhsTensor_] = false;
+  }
+
+  // The statement over its index variables: write indices first (in the order of the written
+  // access), then reductions, each shifted to start at 0.
+  ir::Statement buildStatement(const ast::Expr &lhs, std::vector<ir::Affine> lhsIndices,
+                               ir::Expr rhs, const ir::Tensor &target) {
+    ir::Statement stmt;
     std::vector<int> order;
-    for (const auto &d : lhs.args)
-      order.push_back(indexOf(d->name.name));
+    for (const auto &dim : lhs.args)
+      order.push_back(indexOf(dim->name.name));
     for (size_t i = 0; i < vars_.size(); ++i)
       if (!vars_[i].onLeft)
         order.push_back(int(i));
     std::vector<int> position(vars_.size());
-    for (size_t p = 0; p < order.size(); ++p) {
-      const IndexVar &v = vars_[order[p]];
-      position[order[p]] = int(p);
-      ir::Index idx;
-      idx.name = v.name;
-      idx.reduction = !v.onLeft;
-      idx.param = v.param;
-      idx.extent = v.param.empty() ? *v.hi - *v.lo + 1 : 0;
-      st.indices.push_back(idx);
+    for (size_t at = 0; at < order.size(); ++at) {
+      const IndexVar &var = vars_[order[at]];
+      position[order[at]] = int(at);
+      ir::Index index;
+      index.name = var.name;
+      index.reduction = !var.onLeft;
+      index.param = var.param;
+      index.extent = var.param.empty() ? *var.hi - *var.lo + 1 : 0;
+      stmt.indices.push_back(index);
     }
     // Renumber to positions and shift every index to start at 0.
-    auto normalise = [&](ir::Affine &a) {
-      for (auto &[i, coef] : a.terms) {
+    auto normalise = [&](ir::Affine &affine) {
+      for (auto &[i, coef] : affine.terms) {
         if (vars_[i].lo)
-          a.constant += coef * *vars_[i].lo;
+          affine.constant += coef * *vars_[i].lo;
         i = position[i];
       }
     };
-    for (auto &a : lhsIndices)
-      normalise(a);
-    forEachRead(rhs, [&](ir::Access &acc) {
-      for (auto &a : acc.indices)
-        normalise(a);
+    for (auto &affine : lhsIndices)
+      normalise(affine);
+    forEachRead(rhs, [&](ir::Access &access) {
+      for (auto &affine : access.indices)
+        normalise(affine);
     });
-    st.lhs = {lhsTensor_, std::move(lhsIndices)};
-    st.reduce = s_.op == ast::AssignOp::Sum   ? ir::ReduceOp::Sum
-                : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
-                : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
-                                              : ir::ReduceOp::None;
-    st.accumulates =
+    stmt.lhs = {lhsTensor_, std::move(lhsIndices)};
+    stmt.reduce = s_.op == ast::AssignOp::Sum   ? ir::ReduceOp::Sum
+                  : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
+                  : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
+                                                : ir::ReduceOp::None;
+    stmt.accumulates =
         ctx_.written[lhsTensor_] || (ctx_.instruction && target.role == ir::TensorRole::InOut);
-    st.rhs = std::move(rhs);
-    st.range = s_.range;
-
-    if (implicitLocal) {
-      auto &t = ctx_.tensors[lhsTensor_];
-      t.shape.clear();
-      for (size_t d = 0; d < lhs.args.size(); ++d)
-        t.shape.push_back(*vars_[indexOf(lhs.args[d]->name.name)].hi + 1);
-      t.shapeParams.assign(t.shape.size(), "");
-      ctx_.shapeUnknown[lhsTensor_] = false;
-    }
-    ctx_.written[lhsTensor_] = true;
-    return st;
+    stmt.rhs = std::move(rhs);
+    stmt.range = s_.range;
+    return stmt;
   }
 
-private:
   // A statement is evaluated as if every point were computed at once (Tensor Comprehensions'
   // rule), so it may read the tensor it writes only where the value cannot depend on the order
   // the points run in: at the very point it writes, and not in a reduction (whose accumulator
@@ -558,159 +594,191 @@ private:
 
   ir::Expr expr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
     using K = ast::Expr::Kind;
-    ir::Expr out;
     switch (e.kind) {
-    case K::Number:
+    case K::Number: {
+      ir::Expr out;
       out.kind = ir::Expr::Kind::Const;
       out.value = e.number;
       type.reset(); // literals take the type of their context
       return out;
-    case K::Name: {
-      const std::string &n = e.name.name;
-      if (ctx_.sizes.names.count(n)) {
-        out.kind = ir::Expr::Kind::Const;
-        if (ctx_.sizes.bound())
-          if (auto it = ctx_.sizes.values->find(n); it != ctx_.sizes.values->end())
-            out.value = double(it->second);
-        type.reset();
-        return out;
-      }
-      int t = ctx_.find(n);
-      if (t >= 0) {
-        const ir::Tensor &tensor = ctx_.tensors[t];
-        if (!tensor.shape.empty()) {
-          diags_.error("E0303", e.range,
-                       "'" + n + "' has " + std::to_string(tensor.shape.size()) +
-                           " dimensions; index it, e.g. " + n + "[...]");
-          failed_ = true;
-        }
-        reads_.push_back({t, e.range});
-        out.kind = ir::Expr::Kind::Read;
-        out.access.tensor = t;
-        out.type = tensor.type;
-        type = tensor.type;
-        return out;
-      }
-      if (indexOf(n) >= 0) {
-        diags_.error("E0310", e.range,
-                     "index '" + n + "' is used as a value; indices may only appear inside [...]");
-      } else {
-        std::vector<std::string> names;
-        for (const auto &tn : ctx_.tensors)
-          names.push_back(tn.name);
-        for (const auto &sn : ctx_.sizes.names)
-          names.push_back(sn);
-        auto &d = diags_.error("E0203", e.range, "unknown name '" + n + "'");
-        if (auto m = closestMatch(n, names); !m.empty())
-          d.message += "; did you mean '" + m + "'?", d.fix(e.range, m);
-      }
-      failed_ = true;
-      return out;
     }
-    case K::Access: {
-      int t = ctx_.find(e.name.name);
-      if (t < 0 && ctx_.incomplete) {
-        failed_ = true;
-        return out;
-      }
-      if (t < 0) {
-        std::vector<std::string> names;
-        for (const auto &tn : ctx_.tensors)
-          names.push_back(tn.name);
-        auto &d = diags_.error("E0203", e.name.range, "unknown tensor '" + e.name.name + "'");
-        if (auto m = closestMatch(e.name.name, names); !m.empty())
-          d.message += "; did you mean '" + m + "'?", d.fix(e.name.range, m);
-        failed_ = true;
-        return out;
-      }
-      checkRank(e, ctx_.tensors[t]);
-      reads_.push_back({t, e.range});
-      out.kind = ir::Expr::Kind::Read;
-      out.access.tensor = t;
-      for (const auto &d : e.args)
-        out.access.indices.push_back(affine(*d));
-      out.type = ctx_.tensors[t].type;
-      type = out.type;
-      readAccesses_.push_back({&e, t, out.access.indices});
-      return out;
-    }
-    case K::Call: {
-      const std::string &callee = e.name.name;
-      if (auto cast = ir::parseElemType(callee)) {
-        if (e.args.size() != 1) {
-          diags_.error("E0309", e.range, "a conversion " + callee + "(...) takes one argument");
-          failed_ = true;
-          return out;
-        }
-        std::optional<ir::ElemType> inner;
-        out.args.push_back(expr(*e.args[0], inner));
-        if (!inner)
-          setConstTypes(out.args[0], *cast);
-        out.kind = ir::Expr::Kind::Call;
-        out.fn = ir::Fn::Cast;
-        out.type = *cast;
-        type = *cast;
-        return out;
-      }
-      const FunctionInfo *fi = nullptr;
-      for (const auto &f : knownFunctions())
-        if (callee == f.name)
-          fi = &f;
-      if (!fi) {
-        std::vector<std::string> names;
-        for (const auto &f : knownFunctions())
-          names.push_back(f.name);
-        auto &d = diags_.error("E0204", e.name.range, "unknown function '" + callee + "'");
-        if (auto m = closestMatch(callee, names); !m.empty())
-          d.message += "; did you mean '" + m + "'?", d.fix(e.name.range, m);
-        failed_ = true;
-        return out;
-      }
-      if (int(e.args.size()) != fi->arity) {
-        diags_.error("E0309", e.range,
-                     "'" + callee + "' takes " + std::to_string(fi->arity) + " argument" +
-                         (fi->arity == 1 ? "" : "s") + ", not " + std::to_string(e.args.size()));
-        failed_ = true;
-        return out;
-      }
-      out.kind = ir::Expr::Kind::Call;
-      out.fn = fi->fn;
-      std::vector<std::optional<ir::ElemType>> types(e.args.size());
-      for (size_t i = 0; i < e.args.size(); ++i)
-        out.args.push_back(expr(*e.args[i], types[i]));
-      type = unify(types, e);
-      finishTypes(out, type);
-      return out;
-    }
+    case K::Name:
+      return nameExpr(e, type);
+    case K::Access:
+      return accessExpr(e, type);
+    case K::Call:
+      return ir::parseElemType(e.name.name) ? conversionExpr(e, type) : callExpr(e, type);
     case K::Neg:
     case K::Add:
     case K::Sub:
     case K::Mul:
-    case K::Div: {
-      out.kind = e.kind == K::Neg   ? ir::Expr::Kind::Neg
-                 : e.kind == K::Add ? ir::Expr::Kind::Add
-                 : e.kind == K::Sub ? ir::Expr::Kind::Sub
-                 : e.kind == K::Mul ? ir::Expr::Kind::Mul
-                                    : ir::Expr::Kind::Div;
-      std::vector<std::optional<ir::ElemType>> types(e.args.size());
-      for (size_t i = 0; i < e.args.size(); ++i)
-        out.args.push_back(expr(*e.args[i], types[i]));
-      type = unify(types, e);
-      finishTypes(out, type);
-      // Constant-fold numeric subtrees so `2 * 0.5` is one constant.
-      if (std::all_of(out.args.begin(), out.args.end(),
-                      [](const ir::Expr &a) { return a.kind == ir::Expr::Kind::Const; })) {
-        double a = out.args[0].value, b = out.args.size() > 1 ? out.args[1].value : 0;
-        out.value = out.kind == ir::Expr::Kind::Neg   ? -a
-                    : out.kind == ir::Expr::Kind::Add ? a + b
-                    : out.kind == ir::Expr::Kind::Sub ? a - b
-                    : out.kind == ir::Expr::Kind::Mul ? a * b
-                                                      : a / b;
-        out.kind = ir::Expr::Kind::Const;
-        out.args.clear();
-      }
+    case K::Div:
+      return arithmeticExpr(e, type);
+    }
+    return ir::Expr();
+  }
+
+  // A size parameter (a constant), a scalar tensor (a read), or an error.
+  ir::Expr nameExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    const std::string &name = e.name.name;
+    if (ctx_.sizes.names.count(name)) {
+      out.kind = ir::Expr::Kind::Const;
+      if (ctx_.sizes.bound())
+        if (auto it = ctx_.sizes.values->find(name); it != ctx_.sizes.values->end())
+          out.value = double(it->second);
+      type.reset();
       return out;
     }
+    if (int tensorIndex = ctx_.find(name); tensorIndex >= 0) {
+      const ir::Tensor &tensor = ctx_.tensors[tensorIndex];
+      if (!tensor.shape.empty()) {
+        diags_.error("E0303", e.range,
+                     "'" + name + "' has " + std::to_string(tensor.shape.size()) +
+                         " dimensions; index it, e.g. " + name + "[...]");
+        failed_ = true;
+      }
+      reads_.push_back({tensorIndex, e.range});
+      out.kind = ir::Expr::Kind::Read;
+      out.access.tensor = tensorIndex;
+      out.type = tensor.type;
+      type = tensor.type;
+      return out;
+    }
+    if (indexOf(name) >= 0) {
+      diags_.error("E0310", e.range,
+                   "index '" + name + "' is used as a value; indices may only appear inside [...]");
+    } else {
+      std::vector<std::string> names;
+      for (const auto &tensor : ctx_.tensors)
+        names.push_back(tensor.name);
+      for (const auto &size : ctx_.sizes.names)
+        names.push_back(size);
+      auto &diag = diags_.error("E0203", e.range, "unknown name '" + name + "'");
+      if (auto suggestion = closestMatch(name, names); !suggestion.empty()) {
+        diag.message += "; did you mean '" + suggestion + "'?";
+        diag.fix(e.range, suggestion);
+      }
+    }
+    failed_ = true;
+    return out;
+  }
+
+  // A tensor read, `A[i, k]`.
+  ir::Expr accessExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    int tensorIndex = ctx_.find(e.name.name);
+    if (tensorIndex < 0 && ctx_.incomplete) {
+      failed_ = true;
+      return out;
+    }
+    if (tensorIndex < 0) {
+      std::vector<std::string> names;
+      for (const auto &tensor : ctx_.tensors)
+        names.push_back(tensor.name);
+      auto &diag = diags_.error("E0203", e.name.range, "unknown tensor '" + e.name.name + "'");
+      if (auto suggestion = closestMatch(e.name.name, names); !suggestion.empty()) {
+        diag.message += "; did you mean '" + suggestion + "'?";
+        diag.fix(e.name.range, suggestion);
+      }
+      failed_ = true;
+      return out;
+    }
+    checkRank(e, ctx_.tensors[tensorIndex]);
+    reads_.push_back({tensorIndex, e.range});
+    out.kind = ir::Expr::Kind::Read;
+    out.access.tensor = tensorIndex;
+    for (const auto &dim : e.args)
+      out.access.indices.push_back(affine(*dim));
+    out.type = ctx_.tensors[tensorIndex].type;
+    type = out.type;
+    readAccesses_.push_back({&e, tensorIndex, out.access.indices});
+    return out;
+  }
+
+  // A conversion to an element type, `f32(x)`.
+  ir::Expr conversionExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    ir::ElemType to = *ir::parseElemType(e.name.name);
+    if (e.args.size() != 1) {
+      diags_.error("E0309", e.range, "a conversion " + e.name.name + "(...) takes one argument");
+      failed_ = true;
+      return out;
+    }
+    std::optional<ir::ElemType> inner;
+    out.args.push_back(expr(*e.args[0], inner));
+    if (!inner)
+      setConstTypes(out.args[0], to);
+    out.kind = ir::Expr::Kind::Call;
+    out.fn = ir::Fn::Cast;
+    out.type = to;
+    type = to;
+    return out;
+  }
+
+  // A call of one of the known functions (exp, max, ...), its arguments of one type.
+  ir::Expr callExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    const std::string &callee = e.name.name;
+    const FunctionInfo *function = nullptr;
+    for (const auto &known : knownFunctions())
+      if (callee == known.name)
+        function = &known;
+    if (!function) {
+      std::vector<std::string> names;
+      for (const auto &known : knownFunctions())
+        names.push_back(known.name);
+      auto &diag = diags_.error("E0204", e.name.range, "unknown function '" + callee + "'");
+      if (auto suggestion = closestMatch(callee, names); !suggestion.empty()) {
+        diag.message += "; did you mean '" + suggestion + "'?";
+        diag.fix(e.name.range, suggestion);
+      }
+      failed_ = true;
+      return out;
+    }
+    if (int(e.args.size()) != function->arity) {
+      diags_.error("E0309", e.range,
+                   "'" + callee + "' takes " + std::to_string(function->arity) + " argument" +
+                       (function->arity == 1 ? "" : "s") + ", not " +
+                       std::to_string(e.args.size()));
+      failed_ = true;
+      return out;
+    }
+    out.kind = ir::Expr::Kind::Call;
+    out.fn = function->fn;
+    std::vector<std::optional<ir::ElemType>> types(e.args.size());
+    for (size_t i = 0; i < e.args.size(); ++i)
+      out.args.push_back(expr(*e.args[i], types[i]));
+    type = unify(types, e);
+    finishTypes(out, type);
+    return out;
+  }
+
+  // -x, x + y, x - y, x * y, x / y, its operands of one type; numbers fold into one constant.
+  ir::Expr arithmeticExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    using K = ast::Expr::Kind;
+    ir::Expr out;
+    out.kind = e.kind == K::Neg   ? ir::Expr::Kind::Neg
+               : e.kind == K::Add ? ir::Expr::Kind::Add
+               : e.kind == K::Sub ? ir::Expr::Kind::Sub
+               : e.kind == K::Mul ? ir::Expr::Kind::Mul
+                                  : ir::Expr::Kind::Div;
+    std::vector<std::optional<ir::ElemType>> types(e.args.size());
+    for (size_t i = 0; i < e.args.size(); ++i)
+      out.args.push_back(expr(*e.args[i], types[i]));
+    type = unify(types, e);
+    finishTypes(out, type);
+    // Constant-fold numeric subtrees so `2 * 0.5` is one constant.
+    if (std::all_of(out.args.begin(), out.args.end(),
+                    [](const ir::Expr &arg) { return arg.kind == ir::Expr::Kind::Const; })) {
+      double a = out.args[0].value, b = out.args.size() > 1 ? out.args[1].value : 0;
+      out.value = out.kind == ir::Expr::Kind::Neg   ? -a
+                  : out.kind == ir::Expr::Kind::Add ? a + b
+                  : out.kind == ir::Expr::Kind::Sub ? a - b
+                  : out.kind == ir::Expr::Kind::Mul ? a * b
+                                                    : a / b;
+      out.kind = ir::Expr::Kind::Const;
+      out.args.clear();
     }
     return out;
   }

@@ -143,3 +143,19 @@ TEST(Pipeline, PrintAfterNamesTheStagesInOrder) {
   EXPECT_FALSE(pipeline::parsePrintAfter({"ir"}, Stage::Asm, "run", error));
   EXPECT_NE(error.find("'ir' is not a stage"), std::string::npos) << error;
 }
+
+TEST(Pipeline, TheSimulatorCanTimeWithoutData) {
+  Through t("systolic16");
+  ASSERT_TRUE(t.scheduled);
+  auto executor = t.p->executor();
+  ASSERT_TRUE(bool(executor)) << llvm::toString(executor.takeError());
+  pipeline::RunOptions functional, timing;
+  timing.functional = false;
+  interp::Buffers data = interp::randomInputs(t.kernels[0], 1), untouched;
+  auto full = (*executor)->run(t.kernels[0], &t.scheduled->schedule, data, functional);
+  auto timed = (*executor)->run(t.kernels[0], &t.scheduled->schedule, untouched, timing);
+  ASSERT_TRUE(full && timed);
+  EXPECT_TRUE(untouched.empty());
+  EXPECT_GT(timed->simulation->cycles, 0);
+  EXPECT_EQ(timed->simulation->cycles, full->simulation->cycles);
+}
