@@ -25,7 +25,9 @@ regex=${1:-"$PWD/(core|backends|viz|report|lsp|cli|bench|tests)/.*[.]cpp\$"}
 log="$build/tidy.log"
 "$runner" -clang-tidy-binary "$(command -v "$tidy")" -p "$build" -quiet -j "$(nproc)" \
   "$regex" >"$log" 2>&1 || true
-findings=$(grep -E '^/.*:[0-9]+:[0-9]+: (warning|error): .*\[[^]]+\]$' "$log" | sort -u || true)
+# run-clang-tidy colours its output; the escapes are taken out before matching.
+findings=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log" |
+  grep -E '^/.*:[0-9]+:[0-9]+: (warning|error): .*\[[^]]+\]$' | sort -u || true)
 if [ -z "$findings" ]; then
   echo "tidy: no findings (log: $log)"
   exit 0
