@@ -6,6 +6,7 @@
 //       [--target NAME] [--csv PATH] [--no-check] [--json PATH] [--libs openblas,blis,onednn]
 // Exit status: 0, or 1 when a check fails or the inputs cannot be read, 2 on usage errors.
 #include "Suites.h"
+#include "backends/llvm/Calibrate.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -275,7 +276,9 @@ int main(int argc, char **argv) {
   size_t duplicates = 0, skippedTT = 0;
   std::vector<GemmProblem> selected = selectProblems(*problems, o, duplicates, skippedTT);
 
-  Session targetSession;
+  SessionOptions targetOptions;
+  targetOptions.hostMeter = backend::measureFmaGflops;
+  Session targetSession(targetOptions);
   targetSession.loadText("bench.isam", "");
   std::optional<hw::Target> target = targetSession.target(o.target);
   if (!target || targetSession.diagnostics().hasErrors()) {

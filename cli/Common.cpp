@@ -1,4 +1,5 @@
 #include "Common.h"
+#include "backends/llvm/Calibrate.h"
 #include "pipeline/Pipeline.h"
 
 #include <functional>
@@ -46,6 +47,7 @@ void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts) {
 SessionOptions sessionOptions(const CommonOptions &opts) {
   SessionOptions s;
   s.searchPath = opts.includeDirs;
+  s.hostMeter = backend::measureFmaGflops;
   return s;
 }
 

@@ -5,6 +5,7 @@
 // written through). `-o -` writes to stdout.
 #include "Commands.h"
 #include "Common.h"
+#include "backends/llvm/Calibrate.h"
 #include "source/FileIo.h"
 #include "viz/Render.h"
 #include "viz/Viz.h"
@@ -67,6 +68,7 @@ Action registerViz(CLI::App &app) {
   return [opts, statement]() {
     SessionOptions so;
     so.searchPath = opts->includeDirs;
+    so.hostMeter = backend::measureFmaGflops;
     Session session(so);
     InstanceSelector sel;
     if (!buildSelector(opts->selector, sel, session.diagnostics()) ||

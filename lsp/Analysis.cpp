@@ -1,4 +1,5 @@
 #include "lsp/Analysis.h"
+#include "backends/llvm/Calibrate.h"
 
 namespace isam::lsp {
 
@@ -17,6 +18,7 @@ Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Se
                                 "and the shipped hardware descriptions";
   }
   options.parseCache = std::move(parses);
+  options.hostMeter = backend::measureFmaGflops;
   session_ = std::make_unique<Session>(std::move(options));
   session_->loadText(doc_.path, doc_.text);
   main_ = session_->mainFile()->id;

@@ -117,6 +117,23 @@ probe_clang16() {
     step "the libFuzzer probe does not run" "libclang-rt-16-dev" ./fuzzer -runs=100
 }
 
+# The format_check test (scripts/check-format.sh) and scripts/tidy.sh: clang-format with the
+# repository's style, and clang-tidy on a C++20 file with the standard library.
+probe_clang_tools() {
+  local style="file:$probes/../../.clang-format"
+  step "clang-format is missing" "clang-format" command -v clang-format &&
+    step "clang-format does not format with .clang-format" "clang-format" sh -c \
+      "clang-format --style='$style' --assume-filename=x.cpp <'$probes/unformatted.cpp' |
+         diff -q - '$probes/formatted.cpp'" &&
+    step "clang-format --dry-run -Werror passes an unformatted file" "clang-format" sh -c \
+      "! clang-format --style='$style' --dry-run -Werror '$probes/unformatted.cpp'" &&
+    step "clang-tidy is missing" "clang-tidy" command -v clang-tidy &&
+    step "run-clang-tidy is missing" "clang-tidy" command -v run-clang-tidy &&
+    step "clang-tidy does not find a use after move" "clang-tidy" sh -c \
+      "clang-tidy --checks='-*,bugprone-use-after-move' '$probes/formatted.cpp' -- -std=c++20 |
+         grep -q 'bugprone-use-after-move'"
+}
+
 # The source-file tests (tests/lit): lit runs a test whose RUN line pipes into FileCheck.
 probe_lit() {
   mkdir -p lit && printf '%s\n' "config.name = 'probe'" "import lit.formats" \
@@ -137,6 +154,7 @@ probes_run=(
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
+  "clang-format, clang-tidy:probe_clang_tools"
 )
 start=$SECONDS
 pids=()

@@ -2,7 +2,6 @@
 #include "driver/Imports.h"
 #include "hw/Host.h"
 #include "ir/Verify.h"
-#include "isamap/BuildConfig.h"
 #include "mapping/Verify.h"
 #include "schedule/Verify.h"
 
@@ -359,7 +358,8 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     hw::HostCpu cpu = hw::detectHost();
     std::optional<hw::Target> description = target(hw::hostDescriptionName(cpu), use);
     return targets_[name] =
-               description ? std::optional(hw::hostTarget(*description, cpu)) : std::nullopt;
+               description ? std::optional(hw::hostTarget(*description, cpu, options_.hostMeter))
+                           : std::nullopt;
   }
   loadShipped(name);
   const auto *syms = &symbols();

@@ -9,6 +9,7 @@
 
 #include "diag/Diagnostic.h"
 #include "hw/Hardware.h"
+#include "hw/Host.h"
 #include "ir/Compute.h"
 #include "mapping/Mapping.h"
 #include "schedule/Scheduler.h"
@@ -38,6 +39,10 @@ struct SessionOptions {
   // Whatever this says, an import reads only isam files (E0605, driver/Imports.h).
   std::optional<std::vector<std::string>> importRoots;
   std::string importRootsReason;
+  // How `--target host` measures this machine's arithmetic rate (hw::calibrate). Front ends
+  // that run native code pass backends/llvm/Calibrate.h's measureFmaGflops; unset, the host
+  // target keeps its shipped description's rates.
+  hw::FmaMeter hostMeter;
 };
 
 // Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed

@@ -1,5 +1,4 @@
 #include "hw/Host.h"
-#include "hw/Calibrate.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
@@ -46,7 +45,7 @@ std::string hostDescriptionName(const HostCpu &cpu) {
   return "generic";
 }
 
-Target hostTarget(const Target &description, const HostCpu &cpu) {
+Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter &meter) {
   Target t = description;
   t.name = "host";
   t.triple = cpu.triple;
@@ -55,11 +54,13 @@ Target hostTarget(const Target &description, const HostCpu &cpu) {
   for (const auto &f : cpu.features)
     t.features.append(t.features.empty() ? "+" : ",+").append(f);
   t.cores = cpu.threads;
-  calibrate(t, cpu);
+  calibrate(t, cpu, meter);
   return t;
 }
 
-void calibrate(Target &t, const HostCpu &cpu) {
+void calibrate(Target &t, const HostCpu &cpu, const FmaMeter &meter) {
+  if (!meter)
+    return;
   uint32_t vectorBytes = 0;
   for (const auto &m : t.memories)
     if (m.isRegisters)
@@ -76,7 +77,7 @@ void calibrate(Target &t, const HostCpu &cpu) {
   }
   if (!peak || vectorBytes == 0)
     return;
-  std::optional<double> measured = measureFmaGflops(cpu, vectorBytes);
+  std::optional<double> measured = meter(cpu, vectorBytes);
   if (!measured)
     return;
   double described = best * t.clockHz / 1e9;

@@ -7,6 +7,8 @@
 
 #include "hw/Hardware.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,16 +23,23 @@ struct HostCpu {
 
 HostCpu detectHost();
 
+// Measures the fp32 multiply-adds per second of one core of `cpu` on `vectorBytes`-wide vectors,
+// as GFLOP/s (two operations per multiply-add); empty when it cannot. The core cannot measure
+// (it needs a JIT): backends/llvm/Calibrate.h's measureFmaGflops is the one front ends pass.
+using FmaMeter = std::function<std::optional<double>(const HostCpu &cpu, unsigned vectorBytes)>;
+
 // The shipped description (a hwdesc/ file name) for a CPU.
 std::string hostDescriptionName(const HostCpu &cpu);
 
 // `description` adapted to the CPU: named "host", with the CPU's triple, name, features and
-// thread count, calibrated (below).
-Target hostTarget(const Target &description, const HostCpu &cpu);
+// thread count, calibrated by `meter` (below; without one, the description's rates stay).
+Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter &meter = {});
 
-// Makes the description's compute rate this machine's: when the measured vector FMA rate of a
-// core is off the described one by more than a quarter, the issue rate of the arithmetic
-// instructions on the peak instruction's unit is scaled to match (in whole pipes).
-void calibrate(Target &target, const HostCpu &cpu);
+// Makes the description's compute rate this machine's: when the vector FMA rate `meter`
+// measures for a core is off the described one by more than a quarter, the issue rate of the
+// arithmetic instructions on the peak instruction's unit is scaled to match (in whole pipes),
+// and the load bandwidth into the registers with it. Without a meter or a measurement, nothing
+// changes.
+void calibrate(Target &target, const HostCpu &cpu, const FmaMeter &meter);
 
 } // namespace isam::hw

@@ -2,6 +2,7 @@
 
 #include "backends/accel/Emit.h"
 #include "backends/accel/Simulator.h"
+#include "backends/llvm/Calibrate.h"
 #include "backends/llvm/Cross.h"
 #include "backends/llvm/Jit.h"
 #include "backends/llvm/NativeBuffers.h"
@@ -87,7 +88,9 @@ runKernel(const std::string &text, const std::string &instance, const RunOptions
     if (progress)
       progress(t, e);
   };
-  Session session;
+  SessionOptions sessionOptions;
+  sessionOptions.hostMeter = backend::measureFmaGflops;
+  Session session(sessionOptions);
   session.loadText("difftest.isam", text);
   session.checkAll();
   std::vector<ir::Kernel> kernels;

@@ -2,6 +2,7 @@
 // is made exact for the machine, and Session::target("host") (detection, unless a loaded file
 // declares its own `target host`).
 #include "hw/Host.h"
+#include "backends/llvm/Calibrate.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,28 @@ std::vector<std::string> names(const std::vector<hw::Instruction> &instrs) {
   for (const auto &i : instrs)
     out.push_back(i.name);
   return out;
+}
+
+// The description's peak arithmetic rate in GFLOP/s per core: its fastest instruction's flops
+// per cycle at its clock (what hw::calibrate compares a measurement with).
+double describedGflops(const hw::Target &t) {
+  double best = 0;
+  for (const auto &i : t.instructions) {
+    if (i.isMove || i.semantics.statements.empty())
+      continue;
+    const ir::Statement &s = i.semantics.statements[0];
+    best = std::max(best, double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle);
+  }
+  return best * t.clockHz / 1e9;
+}
+
+// A meter that answers `gflops` and records the vector width it was asked about.
+hw::FmaMeter fixedMeter(std::optional<double> gflops, unsigned *askedBytes = nullptr) {
+  return [gflops, askedBytes](const hw::HostCpu &, unsigned vectorBytes) {
+    if (askedBytes)
+      *askedBytes = vectorBytes;
+    return gflops;
+  };
 }
 
 std::string render(Session &s) {
@@ -192,4 +215,101 @@ TEST(HostTarget, HostIsReservedSoNoFileCanShadowTheMachine) {
   EXPECT_EQ(t->name, "host");
   EXPECT_EQ(t->cpu, hw::detectHost().cpu);
   EXPECT_EQ(t->cores, hw::detectHost().threads);
+}
+
+TEST(HostCalibration, ScalesThePeakUnitToTheMeasuredRateInWholePipes) {
+  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
+  auto description = s->target("x86_avx512");
+  ASSERT_TRUE(description) << render(*s);
+  hw::HostCpu c = cpu("x86_64-pc-linux-gnu", kAvx512);
+  double described = describedGflops(*description);
+  ASSERT_GT(described, 0);
+
+  // Twice the described rate (1.9 rounds to two whole pipes): every arithmetic instruction on
+  // the peak instruction's unit issues twice as fast, and the registers' parent loads twice as
+  // much per cycle; the rest is the description's.
+  unsigned asked = 0;
+  hw::Target t = hw::hostTarget(*description, c, fixedMeter(1.9 * described, &asked));
+  EXPECT_EQ(asked, 64u) << "the meter is asked about the widest vector registers (zmm)";
+  EXPECT_NEAR(describedGflops(t), 2 * described, 1e-9 * described);
+  ASSERT_EQ(t.instructions.size(), description->instructions.size());
+  int peakUnit = -1;
+  for (size_t i = 0; i < t.instructions.size(); ++i)
+    if (t.instructions[i].cost.perCycle != description->instructions[i].cost.perCycle)
+      peakUnit = t.instructions[i].unit;
+  ASSERT_GE(peakUnit, 0);
+  for (size_t i = 0; i < t.instructions.size(); ++i) {
+    const auto &got = t.instructions[i], &was = description->instructions[i];
+    bool scaled = !was.isMove && was.unit == peakUnit;
+    EXPECT_DOUBLE_EQ(got.cost.perCycle, was.cost.perCycle * (scaled ? 2 : 1)) << was.name;
+  }
+  for (size_t m = 0; m < t.memories.size(); ++m) {
+    bool feedsRegisters = false;
+    for (const auto &r : t.memories)
+      feedsRegisters |= r.isRegisters && r.parent == int(m);
+    EXPECT_DOUBLE_EQ(t.memories[m].bandwidthBytesPerCycle,
+                     description->memories[m].bandwidthBytesPerCycle * (feedsRegisters ? 2 : 1))
+        << t.memories[m].name;
+  }
+
+  // Slower than described: quarters of the rate.
+  EXPECT_NEAR(describedGflops(hw::hostTarget(*description, c, fixedMeter(0.5 * described))),
+              0.5 * described, 1e-9 * described);
+}
+
+TEST(HostCalibration, WithinAQuarterWithoutAMeasurementOrWithoutAMeterNothingChanges) {
+  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
+  auto description = s->target("x86_avx2");
+  ASSERT_TRUE(description) << render(*s);
+  hw::HostCpu c = cpu("x86_64-pc-linux-gnu", {"avx", "avx2", "fma"});
+  double described = describedGflops(*description);
+  for (auto meter : {fixedMeter(1.2 * described), fixedMeter(0.85 * described),
+                     fixedMeter(std::nullopt), hw::FmaMeter()}) {
+    hw::Target t = hw::hostTarget(*description, c, meter);
+    for (size_t i = 0; i < t.instructions.size(); ++i)
+      EXPECT_EQ(t.instructions[i].cost.perCycle, description->instructions[i].cost.perCycle);
+    for (size_t m = 0; m < t.memories.size(); ++m)
+      EXPECT_EQ(t.memories[m].bandwidthBytesPerCycle,
+                description->memories[m].bandwidthBytesPerCycle);
+  }
+}
+
+TEST(HostCalibration, TheSessionCalibratesTheHostWithItsMeter) {
+  // SessionOptions::hostMeter is how a front end gives the core its measurement: the core
+  // itself cannot run a JIT (ARCHITECTURE.md, "Layers").
+  hw::HostCpu h = hw::detectHost();
+  Session plain;
+  plain.loadText("test.isam", "");
+  auto description = plain.target(hw::hostDescriptionName(h));
+  ASSERT_TRUE(description) << render(plain);
+  double described = describedGflops(*description);
+  if (described == 0)
+    GTEST_SKIP() << "this machine's description (" << description->name << ") has no arithmetic";
+  auto uncalibrated = plain.target("host");
+  ASSERT_TRUE(uncalibrated);
+  EXPECT_DOUBLE_EQ(describedGflops(*uncalibrated), described);
+
+  SessionOptions options;
+  int calls = 0;
+  options.hostMeter = [&](const hw::HostCpu &, unsigned) -> std::optional<double> {
+    ++calls;
+    return 3 * described;
+  };
+  Session s(options);
+  s.loadText("test.isam", "");
+  auto t = s.target("host");
+  ASSERT_TRUE(t) << render(s);
+  EXPECT_EQ(calls, 1);
+  EXPECT_NEAR(describedGflops(*t), 3 * described, 1e-9 * described);
+}
+
+TEST(HostCalibration, TheJitMeterMeasuresThisMachine) {
+  // The meter the front ends pass: a real measurement, positive and finite, and the same when
+  // asked again (measured once per process and width).
+  hw::HostCpu h = hw::detectHost();
+  std::optional<double> gflops = backend::measureFmaGflops(h, 16);
+  ASSERT_TRUE(gflops) << "the FMA loop did not compile for " << h.cpu;
+  EXPECT_GT(*gflops, 0);
+  EXPECT_LT(*gflops, 1e6);
+  EXPECT_EQ(backend::measureFmaGflops(h, 16), gflops);
 }

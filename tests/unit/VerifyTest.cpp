@@ -3,7 +3,6 @@
 // good value, is named by its verifier. The shipped samples verify clean through every stage
 // in SampleStages (every instance on every target in hwdesc/).
 #include "ir/Verify.h"
-#include "isamap/BuildConfig.h"
 #include "mapping/Verify.h"
 #include "schedule/Verify.h"
 #include "support/TestSupport.h"

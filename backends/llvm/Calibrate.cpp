@@ -1,4 +1,4 @@
-#include "hw/Calibrate.h"
+#include "backends/llvm/Calibrate.h"
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
@@ -9,14 +9,15 @@
 #include <map>
 #include <mutex>
 
-namespace isam::hw {
+namespace isam::backend {
 
 namespace {
 
 constexpr int kChains = 24; // independent accumulators: more than latency x pipes on any core
 
 // void fma_loop(i64 iterations, ptr out): kChains chains of acc = acc * x + y.
-std::unique_ptr<llvm::Module> fmaLoop(llvm::LLVMContext &ctx, const HostCpu &cpu, unsigned lanes) {
+std::unique_ptr<llvm::Module> fmaLoop(llvm::LLVMContext &ctx, const hw::HostCpu &cpu,
+                                      unsigned lanes) {
   auto m = std::make_unique<llvm::Module>("calibrate", ctx);
   llvm::IRBuilder<> b(ctx);
   auto *vt = llvm::FixedVectorType::get(b.getFloatTy(), lanes);
@@ -63,7 +64,7 @@ std::unique_ptr<llvm::Module> fmaLoop(llvm::LLVMContext &ctx, const HostCpu &cpu
   return m;
 }
 
-std::optional<double> measure(const HostCpu &cpu, unsigned vectorBytes) {
+std::optional<double> measure(const hw::HostCpu &cpu, unsigned vectorBytes) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   unsigned lanes = std::max(1u, vectorBytes / 4);
@@ -109,7 +110,7 @@ std::optional<double> measure(const HostCpu &cpu, unsigned vectorBytes) {
 
 } // namespace
 
-std::optional<double> measureFmaGflops(const HostCpu &cpu, unsigned vectorBytes) {
+std::optional<double> measureFmaGflops(const hw::HostCpu &cpu, unsigned vectorBytes) {
   static std::mutex mutex;
   static std::map<unsigned, std::optional<double>> cache;
   std::lock_guard<std::mutex> lock(mutex);
@@ -118,4 +119,4 @@ std::optional<double> measureFmaGflops(const HostCpu &cpu, unsigned vectorBytes)
   return cache[vectorBytes] = measure(cpu, vectorBytes);
 }
 
-} // namespace isam::hw
+} // namespace isam::backend
