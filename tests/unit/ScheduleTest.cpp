@@ -10,6 +10,7 @@
 #include "schedule/Scheduler.h"
 #include "schedule/Search.h"
 #include "schedule/Space.h"
+#include "schedule/Verify.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -175,39 +176,13 @@ void expectMatchesReference(const schedule::KernelSchedule &ks, const ir::Kernel
   }
 }
 
-// What the search promises of a Config: tiles nest (each level's tile at most the enclosing
-// one's, in whole calls), loop orders are permutations, the parallel loop is not a reduction.
-void expectWellFormed(const schedule::Config &c) {
-  size_t nv = c.vindices.size(), nl = c.levels.size();
-  ASSERT_EQ(c.tiles.size(), nl);
-  ASSERT_EQ(c.order.size(), nl);
-  for (size_t v = 0; v < nv; ++v)
-    EXPECT_EQ(c.tiles[0][v], c.vindices[v].extent) << c.vindices[v].name;
-  for (size_t l = 1; l < nl; ++l) {
-    ASSERT_EQ(c.tiles[l].size(), nv);
-    for (size_t v = 0; v < nv; ++v) {
-      const auto &vi = c.vindices[v];
-      int64_t step = vi.instrExtent;
-      int64_t enclosing = (c.tiles[l - 1][v] + step - 1) / step * step;
-      EXPECT_GE(c.tiles[l][v], 1) << c.levels[l].name << " " << vi.name;
-      EXPECT_LE(c.tiles[l][v], enclosing) << c.levels[l].name << " " << vi.name;
-      if (!vi.free) {
-        EXPECT_EQ(c.tiles[l][v] % step, 0) << c.levels[l].name << " " << vi.name;
-      }
-    }
-  }
-  for (size_t l = 0; l < nl; ++l) {
-    std::vector<int> sorted = c.order[l];
-    std::sort(sorted.begin(), sorted.end());
-    std::vector<int> all(nv);
-    for (size_t v = 0; v < nv; ++v)
-      all[v] = int(v);
-    EXPECT_EQ(sorted, all) << "order at " << c.levels[l].name;
-  }
-  if (c.parallel >= 0) {
-    ASSERT_LT(size_t(c.parallel), nv);
-    EXPECT_FALSE(c.vindices[size_t(c.parallel)].reduction);
-  }
+// What the scheduler promises (schedule/Verify.h, which the driver also runs in this build): tiles
+// nest in whole calls, loop orders are permutations, the parallel loop is not a reduction, the
+// working sets fit, and the schedule IR stages every buffer once around one call.
+void expectVerified(const schedule::KernelSchedule &ks, const ir::Kernel &k, const hw::Target &t,
+                    const std::vector<mapping::StatementMappings> &maps) {
+  for (const auto &d : schedule::verify(ks, k, t, maps))
+    ADD_FAILURE() << d.message;
 }
 
 // ---- every small sample on every target --------------------------------------------------------
@@ -259,9 +234,11 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
     SCOPED_TRACE(k.name + " on " + c.target);
     // The CLI's default search (beam, 3000 candidates per statement), stopped by the candidate
     // budget rather than the clock so that the schedule is the same on every run.
-    auto ks = s.session->schedule(k, *s.target, options());
+    auto maps = s.session->mappings(k, *s.target);
+    auto ks = s.session->schedule(k, *s.target, options(), {}, &maps);
     ASSERT_FALSE(s.session->diagnostics().hasErrors()) << render(*s.session);
     ASSERT_EQ(ks.statements.size(), k.statements.size());
+    expectVerified(ks, k, *s.target, maps);
     EXPECT_EQ(ks.kernel, k.name);
     EXPECT_EQ(ks.target, c.target);
     for (size_t i = 0; i < ks.statements.size(); ++i) {
@@ -271,7 +248,6 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
       EXPECT_GT(ss.cost.cycles, 0);
       if (ss.config.mapping >= 0) {
         ++mapped;
-        expectWellFormed(ss.config);
       } else if (kFullyMapped.count(k.name)) {
         ADD_FAILURE() << "s" << i << " of " << k.name << " fell back to scalar code on " << c.target
                       << "\n"
@@ -457,10 +433,11 @@ TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
     for (const char *name : {"gemm_1760x128x1760", "gemm_2560x64x2560", "gemm_small"}) {
       SCOPED_TRACE(std::string(name) + " on " + target);
       const ir::Kernel &k = s.kernel(name);
-      auto ks = s.session->schedule(k, *s.target, options());
+      auto maps = s.session->mappings(k, *s.target);
+      auto ks = s.session->schedule(k, *s.target, options(), {}, &maps);
       const auto &ss = ks.statements.at(0);
       ASSERT_TRUE(ss.cost.valid);
-      expectWellFormed(ss.config);
+      expectVerified(ks, k, *s.target, maps);
       for (size_t l = 1; l < ss.config.levels.size(); ++l) {
         const auto &level = ss.config.levels[l];
         const auto *lc = levelCost(ss.cost, level.name);
