@@ -49,6 +49,10 @@ public:
       if (cand_->partial || cand_->degenerate)
         fail("the Config uses a partial or degenerate mapping");
     }
+    if (c_.mapping < 0 && !c_.operands.empty()) {
+      fail("scalar code with operand placements");
+      return false;
+    }
     bool ok = vindices() && levels() && tiles();
     if (ok)
       orders();
@@ -215,8 +219,10 @@ private:
       int64_t extent = 1;
       bool reduction = false;
       for (int x : got.stmtIndices) {
-        if (x < 0 || size_t(x) >= s.indices.size()) {
-          fail(what + " covers statement index #" + std::to_string(x));
+        // Extents below 1 are the kernel's problem (ir::verify); they cannot be followed here.
+        if (x < 0 || size_t(x) >= s.indices.size() || s.indices[size_t(x)].extent < 1) {
+          fail(what + " covers statement index #" + std::to_string(x) +
+               ", which is not one of positive extent");
           return false;
         }
         extent *= s.indices[size_t(x)].extent;

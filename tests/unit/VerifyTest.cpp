@@ -722,6 +722,20 @@ TEST_F(ScheduleVerify, CallInScalarCode) {
                     "a Call in scalar code"));
 }
 
+TEST_F(ScheduleVerify, ScalarCodeWithOperands) {
+  c.mapping = -1;
+  EXPECT_TRUE(names(verify(), "E0903", "scalar code with operand placements"));
+}
+
+// A kernel that is itself broken (ir::verify's to report) is not followed into a division by a
+// zero extent.
+TEST_F(ScheduleVerify, StatementIndexOfNoExtent) {
+  ir::Kernel broken = g.kernel;
+  broken.statements[0].indices[size_t(c.vindices[0].stmtIndices[0])].extent = 0;
+  EXPECT_TRUE(names(schedule::verify(ss, broken, g.target, m), "E0903",
+                    "which is not one of positive extent"));
+}
+
 TEST_F(ScheduleVerify, KernelScheduleOfTheWrongSize) {
   schedule::KernelSchedule ks = g.schedule;
   ks.statements.push_back(ks.statements[0]);
