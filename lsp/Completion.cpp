@@ -1,9 +1,5 @@
-// Completion and signature help. The context comes from where the cursor is in the AST (top
-// level, a kernel, a statement, a schedule block, a target, a system); the candidates from the
-// symbol index, the configured target's memories and instructions, and the language's fixed
-// vocabulary. The client filters by what has been typed.
+#include "lsp/Completion.h"
 #include "lsp/Convert.h"
-#include "lsp/Features.h"
 
 #include "sema/Sema.h"
 #include "syntax/Tokens.h"
@@ -12,19 +8,11 @@ namespace isam::lsp {
 
 namespace {
 
-enum ItemKind {
-  Method = 2,
-  Function = 3,
-  Field = 5,
-  Variable = 6,
-  Class = 7,
-  Module = 9,
-  Property = 10,
-  Keyword = 14,
-  Struct = 22,
-  TypeParameter = 25,
-  Constant = 21,
-};
+using Kind = CompletionItem::Kind;
+constexpr Kind Method = Kind::Method, Function = Kind::Function, Variable = Kind::Variable,
+               Class = Kind::Class, Module = Kind::Module, Property = Kind::Property,
+               Keyword = Kind::Keyword, Struct = Kind::Struct, TypeParameter = Kind::TypeParameter,
+               Constant = Kind::Constant;
 
 bool within(SourceRange r, uint32_t offset) {
   return offset > r.begin && offset <= r.end;
@@ -32,22 +20,18 @@ bool within(SourceRange r, uint32_t offset) {
 
 class Items {
 public:
-  void add(const std::string &label, int kind, const std::string &detail = {}) {
-    if (!seen_.insert(label).second)
-      return;
-    json j = {{"label", label}, {"kind", kind}};
-    if (!detail.empty())
-      j["detail"] = detail;
-    items_.push_back(std::move(j));
+  void add(const std::string &label, Kind kind, const std::string &detail = {}) {
+    if (seen_.insert(label).second)
+      list_.items.push_back({label, kind, detail});
   }
   void keywords(std::initializer_list<const char *> words) {
     for (const char *w : words)
       add(w, Keyword);
   }
-  json take() { return std::move(items_); }
+  CompletionList take() { return std::move(list_); }
 
 private:
-  json items_ = json::array();
+  CompletionList list_;
   std::set<std::string> seen_;
 };
 
@@ -64,7 +48,7 @@ void functions(Items &items) {
 }
 
 void symbolsOfKind(Analysis &a, Items &items, std::initializer_list<index::SymbolKind> kinds,
-                   int parent, int kind) {
+                   int parent, Kind kind) {
   for (const auto &s : a.index().symbols())
     for (auto k : kinds)
       if (s.kind == k && (parent == -2 || s.parent == parent))
@@ -132,38 +116,36 @@ void targetItems(Analysis &a, Items &items, const ast::TargetDecl &t) {
 
 } // namespace
 
-json completion(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  uint32_t offset = offsetIn(*a, required(call.params, "position"));
-  const ast::File &file = a->mainAst();
+CompletionList completion(Analysis &a, Position p) {
+  auto lock = a.lock();
+  uint32_t offset = offsetOf(a, p);
+  const ast::File &file = a.mainAst();
   Items items;
   for (const auto &k : file.kernels)
     if (within(k.range, offset)) {
-      kernelItems(*a, items, k, offset);
-      return {{"isIncomplete", false}, {"items", items.take()}};
+      kernelItems(a, items, k, offset);
+      return items.take();
     }
   for (const auto &t : file.targets)
     if (within(t.range, offset)) {
-      targetItems(*a, items, t);
-      return {{"isIncomplete", false}, {"items", items.take()}};
+      targetItems(a, items, t);
+      return items.take();
     }
   for (const auto &s : file.systems)
     if (within(s.range, offset)) {
       items.keywords({"host", "device", "shared", "link"});
-      symbolsOfKind(*a, items, {index::SymbolKind::Target}, -2, Module);
-      return {{"isIncomplete", false}, {"items", items.take()}};
+      symbolsOfKind(a, items, {index::SymbolKind::Target}, -2, Module);
+      return items.take();
     }
   items.keywords({"import", "kernel", "instance", "target", "system"});
-  symbolsOfKind(*a, items, {index::SymbolKind::Kernel}, -2, Function);
-  return {{"isIncomplete", false}, {"items", items.take()}};
+  symbolsOfKind(a, items, {index::SymbolKind::Kernel}, -2, Function);
+  return items.take();
 }
 
-json signatureHelp(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  uint32_t offset = offsetIn(*a, required(call.params, "position"));
-  const std::string &text = a->sources().text(a->mainFile());
+std::optional<SignatureHelp> signatureHelp(Analysis &a, Position position) {
+  auto lock = a.lock();
+  uint32_t offset = offsetOf(a, position);
+  const std::string &text = a.sources().text(a.mainFile());
   std::vector<syntax::Token> tokens = syntax::lex(std::string_view(text).substr(0, offset));
   // Walk back to the innermost unclosed `<` or `(` before the cursor, counting commas.
   int depth = 0, commas = 0;
@@ -177,21 +159,21 @@ json signatureHelp(Call &call) {
       if (depth-- > 0)
         continue;
       if (t == "[" || i == 0 || tokens[i - 1].kind != syntax::TokenKind::Identifier)
-        return nullptr;
+        return std::nullopt;
       std::string callee(syntax::tokenText(text, tokens[i - 1]));
-      json parameters = json::array();
-      std::string label;
+      SignatureHelp help;
+      std::string &label = help.label;
       if (t == "<") {
-        const ast::KernelDecl *k = a->kernelDecl(callee);
+        const ast::KernelDecl *k = a.kernelDecl(callee);
         if (!k)
-          return nullptr;
+          return std::nullopt;
         label = callee + "<";
         for (size_t p = 0; p < k->sizeParams.size(); ++p) {
           if (p)
             label += ", ";
           uint32_t begin = uint32_t(label.size());
           label += k->sizeParams[p].name;
-          parameters.push_back({{"label", {begin, uint32_t(label.size())}}});
+          help.parameters.push_back({begin, uint32_t(label.size())});
         }
         label += ">";
       } else {
@@ -200,25 +182,24 @@ json signatureHelp(Call &call) {
           if (callee == f.name)
             fn = &f;
         if (!fn)
-          return nullptr;
+          return std::nullopt;
         label = callee + "(x";
-        parameters.push_back({{"label", {callee.size() + 1, callee.size() + 2}}});
+        help.parameters.push_back({uint32_t(callee.size() + 1), uint32_t(callee.size() + 2)});
         if (fn->arity == 2) {
           label += ", y";
-          parameters.push_back({{"label", {callee.size() + 4, callee.size() + 5}}});
+          help.parameters.push_back({uint32_t(callee.size() + 4), uint32_t(callee.size() + 5)});
         }
         label += ")";
       }
-      return {{"signatures", {{{"label", label}, {"parameters", parameters}}}},
-              {"activeSignature", 0},
-              {"activeParameter", commas}};
+      help.activeParameter = uint32_t(commas);
+      return help;
     } else if (t == "," && depth == 0) {
       ++commas;
     } else if ((t == ";" || t == "{" || t == "}") && depth == 0) {
-      return nullptr;
+      return std::nullopt;
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 } // namespace isam::lsp

@@ -5,6 +5,7 @@
 #include "lsp/Custom.h"
 #include "lsp/Convert.h"
 #include "lsp/Focus.h"
+#include "lsp/ProtocolJson.h"
 
 #include "backends/accel/Emit.h"
 #include "backends/llvm/Emit.h"
@@ -21,6 +22,14 @@
 namespace isam::lsp {
 
 namespace {
+
+// The focus and offsets the request's parameters name.
+Focus focusOf(Analysis &a, const json &params) {
+  return lsp::focusOf(a, focusParams(params));
+}
+uint32_t offsetIn(Analysis &a, const json &position) {
+  return offsetOf(a, position.get<Position>());
+}
 
 json unavailable(const std::string &why) {
   return {{"message", why}};

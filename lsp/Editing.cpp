@@ -1,38 +1,31 @@
-// Formatting (the formatter of `isamap fmt`), folding ranges from the AST's blocks and comments,
-// and inlay hints with each statement's inferred index ranges in the kernel's instance.
+#include "lsp/Editing.h"
 #include "lsp/Convert.h"
-#include "lsp/Features.h"
 #include "lsp/Focus.h"
 
 #include "format/Formatter.h"
 
 namespace isam::lsp {
 
-json formatting(Call &call) {
-  auto a = call.document();
-  const std::string &text = a->document().text;
-  format::FormatOptions options;
-  if (call.params.contains("options") && call.params["options"].is_object()) {
-    const json &o = call.params["options"];
-    if (o.value("insertSpaces", true) && o.contains("tabSize") && o["tabSize"].is_number_integer())
-      options.indentWidth = int(o["tabSize"].get<int64_t>());
-  }
-  std::string why;
-  auto formatted = format::formatText(text, options, &why);
+std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOptions &options,
+                                                std::string *why) {
+  const std::string &text = a.document().text;
+  format::FormatOptions format;
+  if (options.insertSpaces && options.tabSize)
+    format.indentWidth = int(*options.tabSize);
+  auto formatted = format::formatText(text, format, why);
   if (!formatted)
-    throw RpcError(RequestFailed, "cannot format this document: " + why);
+    return std::nullopt;
   if (*formatted == text)
-    return json::array();
-  auto lock = a->lock();
-  SourceRange all{a->mainFile(), 0, uint32_t(text.size())};
-  return json::array({{{"range", rangeJson(*a, all)}, {"newText", *formatted}}});
+    return std::vector<TextEdit>{};
+  auto lock = a.lock();
+  SourceRange all{a.mainFile(), 0, uint32_t(text.size())};
+  return std::vector<TextEdit>{{rangeOf(a, all), *formatted}};
 }
 
-json foldingRange(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const LineMap &lines = a->lines(a->mainFile());
-  json out = json::array();
+std::vector<FoldingRange> foldingRanges(Analysis &a) {
+  auto lock = a.lock();
+  const LineMap &lines = a.lines(a.mainFile());
+  std::vector<FoldingRange> out;
   // The closing line stays visible, as editors show folded blocks.
   auto fold = [&](SourceRange r, const char *kind = nullptr) {
     if (!r.valid())
@@ -42,12 +35,9 @@ json foldingRange(Call &call) {
       --last;
     if (last <= first)
       return;
-    json j = {{"startLine", first}, {"endLine", last}};
-    if (kind)
-      j["kind"] = kind;
-    out.push_back(j);
+    out.push_back({first, last, kind ? kind : ""});
   };
-  const ast::File &f = a->mainAst();
+  const ast::File &f = a.mainAst();
   for (const auto &k : f.kernels) {
     fold(k.range);
     for (const auto &s : k.schedules)
@@ -67,7 +57,7 @@ json foldingRange(Call &call) {
   if (f.imports.size() > 1)
     fold(f.imports.front().range.to(f.imports.back().range), "imports");
   // Comments: a block comment, or a run of line comments on consecutive lines.
-  const std::string &text = a->sources().text(a->mainFile());
+  const std::string &text = a.sources().text(a.mainFile());
   for (size_t i = 0; i < f.comments.size();) {
     SourceRange r = f.comments[i].range;
     size_t j = i + 1;
@@ -83,19 +73,18 @@ json foldingRange(Call &call) {
   return out;
 }
 
-json inlayHint(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const json &range = required(call.params, "range");
-  uint32_t from = offsetIn(*a, required(range, "start")), to = offsetIn(*a, required(range, "end"));
-  json out = json::array();
-  for (const auto &k : a->mainAst().kernels) {
+std::vector<InlayHint> inlayHints(Analysis &a, Range range) {
+  auto lock = a.lock();
+  uint32_t from = offsetOf(a, range.start), to = offsetOf(a, range.end);
+  const LineMap &lines = a.lines(a.mainFile());
+  std::vector<InlayHint> out;
+  for (const auto &k : a.mainAst().kernels) {
     if (k.range.end < from || k.range.begin > to)
       continue;
     Focus focus;
     focus.kernel = &k;
     focus.subject.kernel = k.name.name;
-    const ir::Kernel *ir = a->instance(focus.subject);
+    const ir::Kernel *ir = a.instance(focus.subject);
     if (!ir)
       continue;
     for (size_t i = 0; i < k.statements.size(); ++i) {
@@ -111,11 +100,12 @@ json inlayHint(Call &call) {
       for (const auto &idx : ir->statements[*st].indices)
         label +=
             " " + idx.name + (idx.reduction ? " \u03a3" : "") + " < " + std::to_string(idx.extent);
-      out.push_back(
-          {{"position", positionJson(a->lines(a->mainFile()).position(s.range.end))},
-           {"label", label},
-           {"paddingLeft", true},
-           {"tooltip", "the statement's index ranges, inferred for instance " + ir->name}});
+      InlayHint domain;
+      domain.position = lines.position(s.range.end);
+      domain.label = label;
+      domain.paddingLeft = true;
+      domain.tooltip = "the statement's index ranges, inferred for instance " + ir->name;
+      out.push_back(std::move(domain));
       // After a local tensor written without a declared shape: the shape inferred.
       if (s.lhs && s.lhs->kind == ast::Expr::Kind::Access) {
         const std::string &name = s.lhs->name.name;
@@ -131,10 +121,11 @@ json inlayHint(Call &call) {
           for (size_t d = 0; d < tensor.shape.size(); ++d)
             shape += (d ? ", " : "") + std::to_string(tensor.shape[d]);
           shape += "]";
-          out.push_back(
-              {{"position", positionJson(a->lines(a->mainFile()).position(s.lhs->name.range.end))},
-               {"label", shape},
-               {"kind", 1 /* Type */}});
+          InlayHint type;
+          type.position = lines.position(s.lhs->name.range.end);
+          type.label = shape;
+          type.kind = InlayHint::Kind::Type;
+          out.push_back(std::move(type));
         }
       }
     }

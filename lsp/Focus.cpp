@@ -3,13 +3,12 @@
 
 namespace isam::lsp {
 
-Focus focusOf(Analysis &a, const json &params) {
+Focus focusOf(Analysis &a, const FocusParams &params) {
   Focus f;
-  f.subject.target = optionalString(params, "target");
-  f.subject.instance = optionalString(params, "instance");
+  f.subject.target = params.target;
+  f.subject.instance = params.instance;
   const ast::File &file = a.mainAst();
-  bool hasPosition =
-      params.is_object() && params.contains("position") && !params["position"].is_null();
+  bool hasPosition = params.position.has_value();
   if (!f.subject.instance.empty()) {
     const auto &instances = a.session().symbols().instances;
     if (auto it = instances.find(f.subject.instance); it != instances.end()) {
@@ -18,12 +17,12 @@ Focus focusOf(Analysis &a, const json &params) {
     }
     // The position still picks the statement, when it is one of that instance's kernel.
     if (f.kernel && hasPosition)
-      if (auto ref = a.statementAt(offsetIn(a, params["position"])); ref && ref->kernel == f.kernel)
+      if (auto ref = a.statementAt(offsetOf(a, *params.position)); ref && ref->kernel == f.kernel)
         f.statement = ref->index;
     return f;
   }
   if (hasPosition) {
-    uint32_t offset = offsetIn(a, params["position"]);
+    uint32_t offset = offsetOf(a, *params.position);
     if (auto ref = a.statementAt(offset)) {
       f.kernel = ref->kernel;
       f.statement = ref->index;

@@ -1,11 +1,11 @@
 // What a request is about, from its parameters: `instance` (by name), else the statement,
 // kernel or instance declaration under `position`, else the document's first kernel; `target`
 // overrides the configured target. With `instance`, `position` still picks the statement when it
-// is in that instance's kernel. Shared by the custom requests and the lenses.
+// is in that instance's kernel. Shared by hover, the custom requests and the lenses.
 #pragma once
 
 #include "lsp/Analysis.h"
-#include "lsp/Rpc.h"
+#include "lsp/Protocol.h"
 
 #include <optional>
 
@@ -18,7 +18,7 @@ struct Focus {
 };
 
 // Needs the analysis's lock. A focus with no kernel means the document declares none there.
-Focus focusOf(Analysis &a, const json &params);
+Focus focusOf(Analysis &a, const FocusParams &params);
 
 // The IR statement of the focus's statement in `k`, if any.
 std::optional<size_t> irStatementOf(const Focus &f, const ir::Kernel &k);

@@ -1,9 +1,5 @@
-// Hover: what a name is (its declaration, its type and shape, an index's inferred range, an
-// instruction's semantics and cost), its values in the instance that stands for the kernel, and
-// for a statement how it runs on the configured target.
+#include "lsp/Hover.h"
 #include "lsp/Convert.h"
-#include "lsp/Features.h"
-#include "lsp/Focus.h"
 
 #include "sema/Sema.h"
 
@@ -15,10 +11,6 @@ namespace {
 
 using index::OccurrenceKind;
 using index::SymbolKind;
-
-std::string code(const std::string &text) {
-  return "```isam\n" + text + "\n```\n";
-}
 
 // The declaration's text, cut at `maxLines`.
 std::string declarationText(Analysis &a, SourceRange r, size_t maxLines = 30) {
@@ -47,8 +39,49 @@ const index::Symbol *kernelOf(Analysis &a, const index::Symbol &s) {
   return k->kind == SymbolKind::Kernel ? k : nullptr;
 }
 
-std::string symbolHover(Analysis &a, const index::Symbol &s, const Focus &focus) {
-  std::ostringstream out;
+// A name of a kernel in the instance that stands for it (the focus's, when the focus is in that
+// kernel).
+HoverInfo::InInstance inInstance(Analysis &a, const index::Symbol &s, const index::Symbol &kernel,
+                                 const Focus &focus) {
+  HoverInfo::InInstance out;
+  Analysis::Subject subject{kernel.name, focus.subject.instance, focus.subject.target};
+  if (focus.subject.kernel != kernel.name)
+    subject.instance.clear();
+  const ir::Kernel *ir = a.instance(subject, &out.problem);
+  if (!ir)
+    return out;
+  out.instance = ir->name;
+  if (s.kind == SymbolKind::Tensor) {
+    int t = ir->tensorIndex(s.name);
+    if (t >= 0)
+      out.value = shape(ir->tensors[size_t(t)]);
+    else
+      out.missing = "not used";
+  } else if (s.kind == SymbolKind::SizeParam) {
+    for (const auto &[name, value] : ir->sizes)
+      if (name == s.name)
+        out.value = name + " = " + std::to_string(value);
+  } else if (s.kind == SymbolKind::Kernel) {
+    out.value = ir->kernelName + "<";
+    for (size_t i = 0; i < ir->sizes.size(); ++i)
+      out.value += (i ? ", " : "") + std::to_string(ir->sizes[i].second);
+    out.value += ">";
+    out.flops = ir->flopCount();
+  } else if (focus.kernel && focus.statement) {
+    // An index: its range in this statement of the instance.
+    if (std::optional<size_t> st = irStatementOf(focus, *ir))
+      for (const auto &i : ir->statements[*st].indices)
+        if (i.name == s.name) {
+          out.value = i.name + " in 0.." + std::to_string(i.extent);
+          out.reduction = i.reduction;
+        }
+    if (out.value.empty())
+      out.missing = "range not inferred";
+  }
+  return out;
+}
+
+void describeSymbol(Analysis &a, const index::Symbol &s, const Focus &focus, HoverInfo &info) {
   switch (s.kind) {
   case SymbolKind::Instruction:
   case SymbolKind::Move:
@@ -56,115 +89,98 @@ std::string symbolHover(Analysis &a, const index::Symbol &s, const Focus &focus)
   case SymbolKind::Registers:
   case SymbolKind::Unit:
     // The declaration is the documentation: semantics, operands, cost.
-    out << code(declarationText(a, s.fullRange));
+    info.definition = declarationText(a, s.fullRange);
     break;
   default:
-    out << code(std::string(index::symbolKindName(s.kind)) + " " + s.name +
-                (s.detail.empty() ? "" : ": " + s.detail));
+    info.definition = std::string(index::symbolKindName(s.kind)) + " " + s.name +
+                      (s.detail.empty() ? "" : ": " + s.detail);
   }
-  // Values in the instance that stands for the kernel.
   const index::Symbol *k = kernelOf(a, s);
-  if (!k || (s.kind != SymbolKind::Tensor && s.kind != SymbolKind::Index &&
-             s.kind != SymbolKind::SizeParam && s.kind != SymbolKind::Kernel))
-    return out.str();
-  Analysis::Subject subject{k->name, focus.subject.instance, focus.subject.target};
-  if (focus.subject.kernel != k->name)
-    subject.instance.clear();
-  std::string problem;
-  const ir::Kernel *ir = a.instance(subject, &problem);
-  if (!ir) {
-    out << "\n_" << problem << "_\n";
-    return out.str();
+  if (k && (s.kind == SymbolKind::Tensor || s.kind == SymbolKind::Index ||
+            s.kind == SymbolKind::SizeParam || s.kind == SymbolKind::Kernel))
+    info.inInstance = inInstance(a, s, *k, focus);
+}
+
+// An element type or a function: the language's vocabulary.
+void describeWord(const index::Occurrence &o, const std::string &word, HoverInfo &info) {
+  if (o.kind == OccurrenceKind::ElemType) {
+    if (auto t = ir::parseElemType(word)) {
+      info.definition = "type " + word;
+      info.documentation = std::to_string(ir::elemTypeBytes(*t)) + "-byte " +
+                           (ir::isFloat(*t) ? "floating-point" : "integer") + " element";
+    }
+  } else if (o.kind == OccurrenceKind::Function) {
+    for (const auto &f : sema::knownFunctions())
+      if (word == f.name) {
+        info.definition = word + "(" + (f.arity == 1 ? "x" : "x, y") + ")";
+        info.documentation = "Element-wise function of " + std::to_string(f.arity) + " argument" +
+                             (f.arity == 1 ? "" : "s");
+      }
   }
-  out << "\nIn instance `" << ir->name << "`: ";
-  if (s.kind == SymbolKind::Tensor) {
-    int t = ir->tensorIndex(s.name);
-    if (t >= 0)
-      out << '`' << shape(ir->tensors[size_t(t)]) << '`';
-    else
-      out << "not used";
-  } else if (s.kind == SymbolKind::SizeParam) {
-    for (const auto &[name, value] : ir->sizes)
-      if (name == s.name)
-        out << "`" << name << " = " << value << "`";
-  } else if (s.kind == SymbolKind::Kernel) {
-    out << "`" << ir->kernelName << "<";
-    for (size_t i = 0; i < ir->sizes.size(); ++i)
-      out << (i ? ", " : "") << ir->sizes[i].second;
-    out << ">`, " << ir->flopCount() << " floating-point operations";
-  } else if (focus.kernel && focus.statement) {
-    // An index: its range in this statement of the instance.
-    std::optional<size_t> st = irStatementOf(focus, *ir);
-    bool found = false;
-    if (st)
-      for (const auto &i : ir->statements[*st].indices)
-        if (i.name == s.name) {
-          out << "`" << i.name << " in 0.." << i.extent << "`"
-              << (i.reduction ? " (reduction: summed over)" : "");
-          found = true;
-        }
-    if (!found)
-      out << "range not inferred";
-  }
-  out << "\n";
-  return out.str();
 }
 
 } // namespace
 
-json hover(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  uint32_t offset = offsetIn(*a, required(call.params, "position"));
-  const index::Occurrence *o = a->index().at(a->mainFile(), offset);
-  Focus focus = focusOf(*a, call.params);
-  std::string text;
-  SourceRange range;
+std::optional<HoverInfo> hover(Analysis &a, Position position, const StopFn &stop) {
+  auto lock = a.lock();
+  uint32_t offset = offsetOf(a, position);
+  const index::Occurrence *o = a.index().at(a.mainFile(), offset);
+  Focus focus = focusOf(a, FocusParams{position, {}, {}});
+  HoverInfo info;
   if (o) {
-    range = o->range;
-    std::string word =
-        a->sources().text(a->mainFile()).substr(o->range.begin, o->range.end - o->range.begin);
-    switch (o->kind) {
-    case OccurrenceKind::Symbol:
-      text = symbolHover(*a, a->index().symbols()[size_t(o->symbol)], focus);
-      break;
-    case OccurrenceKind::ElemType:
-      if (auto t = ir::parseElemType(word))
-        text = code("type " + word) + "\n" + std::to_string(ir::elemTypeBytes(*t)) + "-byte " +
-               (ir::isFloat(*t) ? "floating-point" : "integer") + " element\n";
-      break;
-    case OccurrenceKind::Function:
-      for (const auto &f : sema::knownFunctions())
-        if (word == f.name)
-          text = code(word + "(" + (f.arity == 1 ? "x" : "x, y") + ")") +
-                 "\nElement-wise function of " + std::to_string(f.arity) + " argument" +
-                 (f.arity == 1 ? "" : "s") + "\n";
-      break;
-    default:
-      break;
-    }
+    info.range = rangeOf(a, o->range);
+    if (o->kind == OccurrenceKind::Symbol)
+      describeSymbol(a, a.index().symbols()[size_t(o->symbol)], focus, info);
+    else
+      describeWord(
+          *o, a.sources().text(a.mainFile()).substr(o->range.begin, o->range.end - o->range.begin),
+          info);
   }
   // How the statement under the cursor runs.
   if (focus.kernel && focus.statement && (!o || o->kind == OccurrenceKind::Symbol)) {
-    std::string problem;
-    if (auto s = summarize(*a, focus, call.cancelled, &problem)) {
-      std::ostringstream line;
-      line << "\n---\n**s" << *focus.statement << "** of `" << s->instance << "` on `" << s->target
-           << "`: " << summaryTitle(*s) << ", ~" << static_cast<long long>(s->cycles)
-           << " cycles, bound by " << s->bound << "\n";
-      text += line.str();
-    } else if (text.empty()) {
-      text = "_" + problem + "_\n";
-    }
+    info.statement = focus.statement;
+    info.run = summarize(a, focus, stop, &info.runProblem);
     if (!o)
-      range = focus.kernel->statements[*focus.statement].range;
+      info.range = rangeOf(a, focus.kernel->statements[*focus.statement].range);
   }
-  if (text.empty())
-    return nullptr;
-  json j = {{"contents", {{"kind", "markdown"}, {"value", text}}}};
-  if (range.valid())
-    j["range"] = rangeJson(*a, range);
-  return j;
+  if (info.definition.empty() && !info.statement)
+    return std::nullopt;
+  return info;
+}
+
+std::string markdown(const HoverInfo &info) {
+  std::ostringstream out;
+  auto code = [&](const std::string &text) { out << "```isam\n" << text << "\n```\n"; };
+  if (!info.definition.empty()) {
+    code(info.definition);
+    if (!info.documentation.empty())
+      out << "\n" << info.documentation << "\n";
+  }
+  if (const auto &v = info.inInstance) {
+    if (v->instance.empty()) {
+      out << "\n_" << v->problem << "_\n";
+    } else {
+      out << "\nIn instance `" << v->instance << "`: ";
+      if (!v->value.empty())
+        out << '`' << v->value << '`';
+      else
+        out << v->missing;
+      if (v->flops)
+        out << ", " << *v->flops << " floating-point operations";
+      if (v->reduction)
+        out << " (reduction: summed over)";
+      out << "\n";
+    }
+  }
+  if (info.run && info.statement) {
+    const StatementSummary &s = *info.run;
+    out << "\n---\n**s" << *info.statement << "** of `" << s.instance << "` on `" << s.target
+        << "`: " << summaryTitle(s) << ", ~" << static_cast<long long>(s.cycles)
+        << " cycles, bound by " << s.bound << "\n";
+  } else if (info.definition.empty()) {
+    out << "_" << info.runProblem << "_\n";
+  }
+  return out.str();
 }
 
 } // namespace isam::lsp

@@ -1,59 +1,58 @@
-// Definition, references, highlights, rename, outlines and workspace symbols: the symbol index
-// (core/index) answers; this file turns its answers into LSP values.
+#include "lsp/Navigation.h"
 #include "lsp/Convert.h"
-#include "lsp/Features.h"
 
 #include "driver/Session.h"
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace isam::lsp {
 
 namespace {
 
 using index::OccurrenceKind;
-using index::SymbolKind;
+using IK = index::SymbolKind;
 
-// The symbol occurrence under the cursor, or null.
-const index::Occurrence *symbolAt(Analysis &a, const json &params) {
-  uint32_t offset = offsetIn(a, required(params, "position"));
-  const index::Occurrence *o = a.index().at(a.mainFile(), offset);
+// The symbol occurrence at `p`, or null.
+const index::Occurrence *symbolAt(Analysis &a, Position p) {
+  const index::Occurrence *o = a.index().at(a.mainFile(), offsetOf(a, p));
   return o && o->kind == OccurrenceKind::Symbol && o->symbol >= 0 ? o : nullptr;
 }
 
-int lspSymbolKind(SymbolKind k) {
+SymbolKind lspSymbolKind(IK k) {
+  using L = SymbolKind;
   switch (k) {
-  case SymbolKind::Kernel:
-    return 12; // Function
-  case SymbolKind::Instance:
-    return 14; // Constant
-  case SymbolKind::Target:
-    return 2; // Module
-  case SymbolKind::System:
-    return 3; // Namespace
-  case SymbolKind::Memory:
-  case SymbolKind::Registers:
-    return 23; // Struct
-  case SymbolKind::Unit:
-    return 5; // Class
-  case SymbolKind::Instruction:
-  case SymbolKind::Move:
-    return 6; // Method
-  case SymbolKind::SizeParam:
-    return 26; // TypeParameter
-  case SymbolKind::Tensor:
-    return 18; // Array
-  case SymbolKind::Index:
-    return 13; // Variable
-  case SymbolKind::Operand:
-    return 8; // Field
+  case IK::Kernel:
+    return L::Function;
+  case IK::Instance:
+    return L::Constant;
+  case IK::Target:
+    return L::Module;
+  case IK::System:
+    return L::Namespace;
+  case IK::Memory:
+  case IK::Registers:
+    return L::Struct;
+  case IK::Unit:
+    return L::Class;
+  case IK::Instruction:
+  case IK::Move:
+    return L::Method;
+  case IK::SizeParam:
+    return L::TypeParameter;
+  case IK::Tensor:
+    return L::Array;
+  case IK::Index:
+    return L::Variable;
+  case IK::Operand:
+    return L::Field;
   }
-  return 13;
+  return L::Variable;
 }
 
-bool inOutline(SymbolKind k) {
-  return k != SymbolKind::Index && k != SymbolKind::SizeParam && k != SymbolKind::Operand;
+bool inOutline(IK k) {
+  return k != IK::Index && k != IK::SizeParam && k != IK::Operand;
 }
 
 // Whether the file is one of the shipped descriptions (a library: not renamed from a user's
@@ -64,14 +63,35 @@ bool shipped(Analysis &a, FileId file) {
   return path.compare(0, dir.size(), dir) == 0;
 }
 
-json documentSymbolOf(Analysis &a, int s) {
+// The symbol to rename at `p`, or null with the reason in `why`.
+const index::Occurrence *renameable(Analysis &a, Position p, std::string *why) {
+  const index::Occurrence *o = symbolAt(a, p);
+  if (!o) {
+    *why = "there is no name to rename here";
+    return nullptr;
+  }
+  const index::Symbol &s = a.index().symbols()[size_t(o->symbol)];
+  if (shipped(a, s.nameRange.file)) {
+    *why = "'" + s.name + "' is declared in a shipped description (" +
+           a.sources().path(s.nameRange.file) + ")";
+    return nullptr;
+  }
+  return o;
+}
+
+DocumentSymbol documentSymbolOf(Analysis &a, int s) {
   const index::Symbol &sym = a.index().symbols()[size_t(s)];
-  json children = json::array();
+  DocumentSymbol out{sym.name,
+                     sym.detail,
+                     lspSymbolKind(sym.kind),
+                     rangeOf(a, sym.fullRange),
+                     rangeOf(a, sym.nameRange),
+                     {}};
   for (int c : a.index().children(s))
     if (inOutline(a.index().symbols()[size_t(c)].kind))
-      children.push_back(documentSymbolOf(a, c));
+      out.children.push_back(documentSymbolOf(a, c));
   // A kernel's statements, which are not symbols but are what a kernel is made of.
-  if (sym.kind == SymbolKind::Kernel)
+  if (sym.kind == IK::Kernel)
     for (const auto &k : a.mainAst().kernels)
       if (k.name.range.begin == sym.nameRange.begin)
         for (size_t i = 0; i < k.statements.size(); ++i) {
@@ -84,20 +104,10 @@ json documentSymbolOf(Analysis &a, int s) {
             text.resize(77), text.append("...");
           std::string name = "s";
           name.append(std::to_string(i)).append(": ").append(text);
-          children.push_back({{"name", name},
-                              {"kind", 25 /* Operator */},
-                              {"range", rangeJson(a, st.range)},
-                              {"selectionRange", rangeJson(a, st.range)}});
+          Range range = rangeOf(a, st.range);
+          out.children.push_back({name, "", SymbolKind::Operator, range, range, {}});
         }
-  json j = {{"name", sym.name},
-            {"kind", lspSymbolKind(sym.kind)},
-            {"range", rangeJson(a, sym.fullRange)},
-            {"selectionRange", rangeJson(a, sym.nameRange)}};
-  if (!sym.detail.empty())
-    j["detail"] = sym.detail;
-  if (!children.empty())
-    j["children"] = children;
-  return j;
+  return out;
 }
 
 // Case-insensitive subsequence match, as editors filter symbol lists.
@@ -112,110 +122,91 @@ bool matches(const std::string &query, const std::string &name) {
 
 } // namespace
 
-json definition(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const index::Occurrence *o = symbolAt(*a, call.params);
+std::optional<Location> definition(Analysis &a, Position p) {
+  auto lock = a.lock();
+  const index::Occurrence *o = symbolAt(a, p);
   if (!o)
-    return nullptr;
-  return location(*a, a->index().symbols()[size_t(o->symbol)].nameRange);
+    return std::nullopt;
+  return locationOf(a, a.index().symbols()[size_t(o->symbol)].nameRange);
 }
 
-json references(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const index::Occurrence *o = symbolAt(*a, call.params);
+std::optional<std::vector<Location>> references(Analysis &a, Position p, bool includeDeclaration) {
+  auto lock = a.lock();
+  const index::Occurrence *o = symbolAt(a, p);
   if (!o)
-    return nullptr;
-  bool withDeclaration = true;
-  if (call.params.contains("context") && call.params["context"].is_object())
-    withDeclaration = call.params["context"].value("includeDeclaration", true);
-  json out = json::array();
-  for (const auto &r : a->index().references(o->symbol))
-    if (withDeclaration || !r.isDeclaration)
-      out.push_back(location(*a, r.range));
+    return std::nullopt;
+  std::vector<Location> out;
+  for (const auto &r : a.index().references(o->symbol))
+    if (includeDeclaration || !r.isDeclaration)
+      out.push_back(locationOf(a, r.range));
   return out;
 }
 
-json documentHighlight(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const index::Occurrence *o = symbolAt(*a, call.params);
+std::optional<std::vector<DocumentHighlight>> highlights(Analysis &a, Position p) {
+  auto lock = a.lock();
+  const index::Occurrence *o = symbolAt(a, p);
   if (!o)
-    return nullptr;
-  json out = json::array();
-  for (const auto &r : a->index().references(o->symbol))
-    if (r.range.file == a->mainFile())
-      out.push_back({{"range", rangeJson(*a, r.range)}, {"kind", r.isDeclaration ? 3 : 2}});
+    return std::nullopt;
+  std::vector<DocumentHighlight> out;
+  for (const auto &r : a.index().references(o->symbol))
+    if (r.range.file == a.mainFile())
+      out.push_back({rangeOf(a, r.range), r.isDeclaration ? DocumentHighlight::Kind::Write
+                                                          : DocumentHighlight::Kind::Read});
   return out;
 }
 
-json prepareRename(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  const index::Occurrence *o = symbolAt(*a, call.params);
+std::optional<PrepareRename> prepareRename(Analysis &a, Position p, std::string *why) {
+  auto lock = a.lock();
+  const index::Occurrence *o = renameable(a, p, why);
   if (!o)
-    throw RpcError(RequestFailed, "there is no name to rename here");
-  const index::Symbol &s = a->index().symbols()[size_t(o->symbol)];
-  if (shipped(*a, s.nameRange.file))
-    throw RpcError(RequestFailed, "'" + s.name + "' is declared in a shipped description (" +
-                                      a->sources().path(s.nameRange.file) + ")");
-  return {{"range", rangeJson(*a, o->range)}, {"placeholder", s.name}};
+    return std::nullopt;
+  return PrepareRename{rangeOf(a, o->range), a.index().symbols()[size_t(o->symbol)].name};
 }
 
-json rename(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  std::string newName = stringAt(call.params, "newName");
-  const index::Occurrence *o = symbolAt(*a, call.params);
+std::optional<WorkspaceEdit> rename(Analysis &a, Position p, const std::string &newName,
+                                    std::string *why) {
+  auto lock = a.lock();
+  const index::Occurrence *o = renameable(a, p, why);
   if (!o)
-    throw RpcError(RequestFailed, "there is no name to rename here");
-  const index::Symbol &s = a->index().symbols()[size_t(o->symbol)];
-  if (shipped(*a, s.nameRange.file))
-    throw RpcError(RequestFailed, "'" + s.name + "' is declared in a shipped description (" +
-                                      a->sources().path(s.nameRange.file) + ")");
-  std::string why;
-  if (!a->index().canRename(o->symbol, newName, &why))
-    throw RpcError(RequestFailed, "cannot rename '" + s.name + "' to '" + newName + "': " + why);
-  json changes = json::object();
-  for (const auto &r : a->index().references(o->symbol)) {
-    std::string uri = uriOf(*a, r.range.file);
-    if (!changes.contains(uri))
-      changes[uri] = json::array();
-    changes[uri].push_back({{"range", rangeJson(*a, r.range)}, {"newText", newName}});
+    return std::nullopt;
+  const index::Symbol &s = a.index().symbols()[size_t(o->symbol)];
+  std::string reason;
+  if (!a.index().canRename(o->symbol, newName, &reason)) {
+    *why = "cannot rename '" + s.name + "' to '" + newName + "': " + reason;
+    return std::nullopt;
   }
-  return {{"changes", changes}};
+  WorkspaceEdit edit;
+  for (const auto &r : a.index().references(o->symbol))
+    edit.changes[uriOf(a, r.range.file)].push_back({rangeOf(a, r.range), newName});
+  return edit;
 }
 
-json documentSymbol(Call &call) {
-  auto a = call.document();
-  auto lock = a->lock();
-  json out = json::array();
-  for (int s : a->index().topLevel(a->mainFile()))
-    out.push_back(documentSymbolOf(*a, s));
+std::vector<DocumentSymbol> documentSymbols(Analysis &a) {
+  auto lock = a.lock();
+  std::vector<DocumentSymbol> out;
+  for (int s : a.index().topLevel(a.mainFile()))
+    out.push_back(documentSymbolOf(a, s));
   return out;
 }
 
-json workspaceSymbol(Call &call) {
-  std::string query = optionalString(call.params, "query");
-  json out = json::array();
+std::vector<SymbolInformation>
+workspaceSymbols(const std::vector<std::shared_ptr<Analysis>> &analyses, const std::string &query,
+                 const StopFn &stop) {
+  std::vector<SymbolInformation> out;
   std::set<std::string> seen; // a file imported by several documents is listed once
-  for (auto &a : call.workspace.allCurrent()) {
-    call.checkCancelled();
+  for (const auto &a : analyses) {
+    if (stop && stop())
+      return out;
     auto lock = a->lock();
     const auto &symbols = a->index().symbols();
-    for (size_t s = 0; s < symbols.size(); ++s) {
-      const index::Symbol &sym = symbols[s];
-      if (!inOutline(sym.kind) || sym.kind == SymbolKind::Tensor || !matches(query, sym.name))
+    for (const index::Symbol &sym : symbols) {
+      if (!inOutline(sym.kind) || sym.kind == IK::Tensor || !matches(query, sym.name))
         continue;
-      json loc = location(*a, sym.nameRange);
-      std::string key = loc["uri"].get<std::string>() + ":" + std::to_string(sym.nameRange.begin);
-      if (!seen.insert(key).second)
+      Location location = locationOf(*a, sym.nameRange);
+      if (!seen.insert(location.uri + ":" + std::to_string(sym.nameRange.begin)).second)
         continue;
-      json j = {{"name", sym.name}, {"kind", lspSymbolKind(sym.kind)}, {"location", loc}};
-      if (sym.parent >= 0)
-        j["containerName"] = symbols[size_t(sym.parent)].name;
-      out.push_back(j);
+      out.push_back({sym.name, lspSymbolKind(sym.kind), location,
+                     sym.parent >= 0 ? symbols[size_t(sym.parent)].name : std::string()});
     }
   }
   return out;

@@ -1,12 +1,7 @@
-// Semantic tokens: the lexer classifies keywords, numbers, strings, comments and operators; the
-// symbol index classifies names by what they resolve to. Delta requests are answered with one
-// edit covering what changed since the client's previous result.
+#include "lsp/SemanticTokens.h"
 #include "lsp/Convert.h"
-#include "lsp/Features.h"
 
 #include "syntax/Tokens.h"
-
-#include <mutex>
 
 namespace isam::lsp {
 
@@ -147,8 +142,7 @@ std::vector<Classified> classify(Analysis &a) {
   return out;
 }
 
-// The protocol's relative encoding; a token over several lines (a block comment) becomes one
-// token per line, as clients without multiline token support need.
+// The protocol's relative encoding, a multiline token cut at line ends.
 std::vector<uint32_t> encode(Analysis &a, const std::vector<Classified> &tokens) {
   const LineMap &lines = a.lines(a.mainFile());
   const std::string &text = a.sources().text(a.mainFile());
@@ -195,74 +189,34 @@ std::vector<uint32_t> encode(Analysis &a, const std::vector<Classified> &tokens)
   return data;
 }
 
-// The last result sent per document, for deltas.
-struct Previous {
-  std::string resultId;
-  std::vector<uint32_t> data;
-};
-std::mutex previousMutex;
-std::map<std::string, Previous> previousResults;
-uint64_t nextResultId = 1;
-
-std::string remember(const std::string &uri, std::vector<uint32_t> data) {
-  std::lock_guard lock(previousMutex);
-  std::string id = std::to_string(nextResultId++);
-  previousResults[uri] = {id, std::move(data)};
-  return id;
-}
-
 } // namespace
 
-json semanticTokensLegend() {
-  return {{"tokenTypes", kTypes}, {"tokenModifiers", kModifiers}};
+const std::vector<std::string> &semanticTokenTypes() {
+  return kTypes;
 }
 
-json semanticTokensFull(Call &call) {
-  auto a = call.document();
-  std::vector<uint32_t> data;
-  {
-    auto lock = a->lock();
-    data = encode(*a, classify(*a));
-  }
-  std::string id = remember(a->document().uri, data);
-  return {{"resultId", id}, {"data", data}};
+const std::vector<std::string> &semanticTokenModifiers() {
+  return kModifiers;
 }
 
-json semanticTokensDelta(Call &call) {
-  auto a = call.document();
-  std::string previousId = stringAt(call.params, "previousResultId");
-  std::vector<uint32_t> data;
-  {
-    auto lock = a->lock();
-    data = encode(*a, classify(*a));
-  }
-  std::vector<uint32_t> old;
-  bool known = false;
-  {
-    std::lock_guard lock(previousMutex);
-    auto it = previousResults.find(a->document().uri);
-    if (it != previousResults.end() && it->second.resultId == previousId) {
-      old = it->second.data;
-      known = true;
-    }
-  }
-  std::string id = remember(a->document().uri, data);
-  if (!known)
-    return {{"resultId", id}, {"data", data}}; // a full result is a valid answer to a delta
+std::vector<uint32_t> semanticTokens(Analysis &a) {
+  auto lock = a.lock();
+  return encode(a, classify(a));
+}
+
+std::vector<SemanticTokensEdit> semanticTokensEdits(const std::vector<uint32_t> &before,
+                                                    const std::vector<uint32_t> &after) {
   size_t prefix = 0;
-  while (prefix < old.size() && prefix < data.size() && old[prefix] == data[prefix])
+  while (prefix < before.size() && prefix < after.size() && before[prefix] == after[prefix])
     ++prefix;
   size_t suffix = 0;
-  while (suffix < old.size() - prefix && suffix < data.size() - prefix &&
-         old[old.size() - 1 - suffix] == data[data.size() - 1 - suffix])
+  while (suffix < before.size() - prefix && suffix < after.size() - prefix &&
+         before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
     ++suffix;
-  json edits = json::array();
-  if (prefix != old.size() || prefix != data.size())
-    edits.push_back(
-        {{"start", prefix},
-         {"deleteCount", old.size() - prefix - suffix},
-         {"data", std::vector<uint32_t>(data.begin() + long(prefix), data.end() - long(suffix))}});
-  return {{"resultId", id}, {"edits", edits}};
+  if (prefix == before.size() && prefix == after.size())
+    return {};
+  return {{uint32_t(prefix), uint32_t(before.size() - prefix - suffix),
+           std::vector<uint32_t>(after.begin() + long(prefix), after.end() - long(suffix))}};
 }
 
 } // namespace isam::lsp

@@ -1,5 +1,5 @@
 #include "lsp/Server.h"
-#include "lsp/Convert.h"
+#include "lsp/ProtocolJson.h"
 #include "lsp/Uri.h"
 
 #include <iostream>
@@ -46,8 +46,8 @@ Server::Server(Send send, ServerOptions options)
     : send_(std::move(send)), features_(features()), quick_(std::make_unique<Queue>()),
       slow_(std::make_unique<Queue>()) {
   workspace_ = std::make_unique<Workspace>(
-      [this](const std::string &uri, int64_t version, std::vector<json> diagnostics) {
-        publishDiagnostics(uri, version, std::move(diagnostics));
+      [this](const std::string &uri, int64_t version, std::vector<LspDiagnostic> diagnostics) {
+        publishDiagnostics(uri, version, diagnostics);
       });
   workspace_->updateSettings([&](Settings &s) { s.confineImports = options.confineImports; });
   quickThread_ = std::thread([this] { work(*quick_); });
@@ -84,8 +84,8 @@ void Server::log(int type, const std::string &message) {
 }
 
 void Server::publishDiagnostics(const std::string &uri, int64_t version,
-                                std::vector<json> diagnostics) {
-  json params = {{"uri", uri}, {"diagnostics", std::move(diagnostics)}};
+                                const std::vector<LspDiagnostic> &diagnostics) {
+  json params = {{"uri", uri}, {"diagnostics", diagnostics}};
   if (version >= 0)
     params["version"] = version;
   notify("textDocument/publishDiagnostics", params);
@@ -298,7 +298,7 @@ void Server::onNotification(const std::string &method, const json &params) {
       t.text = stringAt(c, "text");
       if (c.contains("range") && !c["range"].is_null()) {
         const json &r = c["range"];
-        t.range = std::pair{positionOf(required(r, "start")), positionOf(required(r, "end"))};
+        t.range = std::pair{positionParam(r, "start"), positionParam(r, "end")};
       }
       parsed.push_back(std::move(t));
     }

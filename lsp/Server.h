@@ -70,7 +70,8 @@ private:
   void enqueue(Pending p, bool slow);
   void work(Queue &queue);
   void answer(Pending &p);
-  void publishDiagnostics(const std::string &uri, int64_t version, std::vector<json> diagnostics);
+  void publishDiagnostics(const std::string &uri, int64_t version,
+                          const std::vector<LspDiagnostic> &diagnostics);
   void reportSettingsProblems(const std::vector<std::string> &problems);
 
   Send send_;

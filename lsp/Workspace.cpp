@@ -55,6 +55,7 @@ void Workspace::closed(const std::string &uri, const std::string &path) {
     std::lock_guard lock(mutex_);
     cache_.erase(uri);
     pending_.erase(uri);
+    tokens_.erase(uri);
   }
   // The documents that read the closed one's text now read its file instead.
   scheduleDependents(uri, path);
@@ -128,6 +129,25 @@ std::vector<std::shared_ptr<Analysis>> Workspace::allCurrent() {
   return out;
 }
 
+SemanticTokens Workspace::rememberTokens(const std::string &uri, std::vector<uint32_t> data) {
+  std::lock_guard lock(mutex_);
+  SemanticTokens tokens{std::to_string(nextTokensId_++), std::move(data)};
+  // Checked under the lock that closed() takes after the document store forgets the document,
+  // so tokens of a request that raced with didClose are never kept.
+  if (documents_.get(uri))
+    tokens_[uri] = tokens;
+  return tokens;
+}
+
+std::optional<std::vector<uint32_t>>
+Workspace::rememberedTokens(const std::string &uri, const std::string &resultId) const {
+  std::lock_guard lock(mutex_);
+  auto it = tokens_.find(uri);
+  if (it == tokens_.end() || it->second.resultId != resultId)
+    return std::nullopt;
+  return it->second.data;
+}
+
 bool Workspace::superseded(const std::string &uri, const Analysis &a) {
   auto doc = documents_.get(uri);
   if (!doc || doc->version != a.document().version)
@@ -176,14 +196,14 @@ void Workspace::analyse(const std::string &uri) {
   std::shared_ptr<Analysis> a = current(uri);
   int64_t version = a->document().version;
   auto stop = [&] { return superseded(uri, *a); };
-  auto publishIfCurrent = [&](const std::vector<nlohmann::json> &diagnostics) {
+  auto publishIfCurrent = [&](const std::vector<LspDiagnostic> &diagnostics) {
     std::lock_guard publishing(publishMutex_);
     if (stop())
       return false;
     publish_(uri, version, diagnostics);
     return true;
   };
-  std::vector<nlohmann::json> diagnostics;
+  std::vector<LspDiagnostic> diagnostics;
   {
     auto lock = a->lock();
     diagnostics = lspDiagnostics(*a, a->checkDiagnostics());

@@ -13,10 +13,14 @@
 // analysis is current only while the document's text, the settings and the open documents it
 // read are what they were when it was made; one made while any of them changed is neither
 // returned nor published, but made again.
+//
+// Per-document state that outlives one version's analysis (the last semantic tokens sent, which
+// a delta is computed against) is kept here too, and forgotten when the document closes.
 #pragma once
 
 #include "lsp/Analysis.h"
 #include "lsp/Documents.h"
+#include "lsp/Protocol.h"
 #include "lsp/Settings.h"
 
 #include <chrono>
@@ -31,9 +35,9 @@ namespace isam::lsp {
 
 class Workspace {
 public:
-  // Called on the analysis thread with a document's diagnostics (LSP Diagnostic objects).
+  // Called on the analysis thread with a document's diagnostics.
   using Publish = std::function<void(const std::string &uri, int64_t version,
-                                     std::vector<nlohmann::json> diagnostics)>;
+                                     std::vector<LspDiagnostic> diagnostics)>;
 
   explicit Workspace(Publish publish);
   ~Workspace();
@@ -58,6 +62,13 @@ public:
   // The current analyses of every open document.
   std::vector<std::shared_ptr<Analysis>> allCurrent();
 
+  // Keeps `data` as the open document's last semantic tokens under a new result id (unique in
+  // this workspace), which it returns; a document that is not open keeps nothing.
+  SemanticTokens rememberTokens(const std::string &uri, std::vector<uint32_t> data);
+  // The tokens last remembered for the document, if they are those of `resultId`.
+  std::optional<std::vector<uint32_t>> rememberedTokens(const std::string &uri,
+                                                        const std::string &resultId) const;
+
 private:
   void schedule(const std::string &uri, std::chrono::milliseconds delay);
   // Re-analyses the open documents that read the document at `path` (empty: every one).
@@ -77,6 +88,8 @@ private:
   Settings settings_;
   std::map<std::string, std::shared_ptr<Analysis>> cache_;
   std::map<std::string, std::chrono::steady_clock::time_point> pending_;
+  std::map<std::string, SemanticTokens> tokens_; // by URI, of open documents
+  uint64_t nextTokensId_ = 1;
   std::condition_variable wake_;
   bool stopping_ = false;
   // Held from the check that a document's diagnostics are current to their publication, and

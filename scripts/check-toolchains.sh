@@ -117,6 +117,15 @@ probe_clang16() {
     step "the libFuzzer probe does not run" "libclang-rt-16-dev" ./fuzzer -runs=100
 }
 
+# The source-file tests (tests/lit): lit runs a test whose RUN line pipes into FileCheck.
+probe_lit() {
+  mkdir -p lit && printf '%s\n' "config.name = 'probe'" "import lit.formats" \
+    "config.test_format = lit.formats.ShTest(True)" "config.suffixes = ['.txt']" >lit/lit.cfg.py &&
+    printf '%s\n' 'RUN: echo ok | /usr/lib/llvm-16/bin/FileCheck %s' 'CHECK: ok' >lit/probe.txt &&
+    step "lit or FileCheck do not run" "llvm-16-tools python3" \
+      python3 /usr/lib/llvm-16/build/utils/lit/lit.py -q lit
+}
+
 # What the editor extension's end-to-end test drives.
 probe_chromium() {
   step "Chromium does not run" "chromium" chromium --version
@@ -124,6 +133,7 @@ probe_chromium() {
 
 probes_run=(
   "host C++:probe_host_cxx" "aarch64:probe_aarch64" "riscv64:probe_riscv64" "LLVM 16:probe_llvm16"
+  "lit, FileCheck:probe_lit"
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"

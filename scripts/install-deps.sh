@@ -9,6 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 packages=(
   build-essential cmake ninja-build pkg-config git
   llvm-16-dev                                   # LLVM, pinned to 16
+  llvm-16-tools                                 # lit and FileCheck (tests/lit)
   libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # what LLVM's CMake package links
   antlr4 libantlr4-runtime-dev                  # parser generator (4.7.2) and C++ runtime (4.9)
   nlohmann-json3-dev libboost-dev libcli11-dev

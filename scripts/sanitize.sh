@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds isamap with AddressSanitizer and UndefinedBehaviorSanitizer into build-asan/
-# (-DISAMAP_SANITIZE=ON, -O1 -g) and runs the unit, CLI and fuzz-replay tests there but the
+# (-DISAMAP_SANITIZE=ON, -O1 -g) and runs the unit, CLI, lit and fuzz-replay tests there but the
 # pictures' and two that limit memory (see below; extra arguments go to ctest, e.g. -R Parser).
 # About 26 CPU-minutes to build and 8 to test: within CI's time on 2 cores.
 #
@@ -33,7 +33,7 @@ export UBSAN_OPTIONS="log_path=$reports/ubsan:halt_on_error=1:print_stacktrace=1
 # space with `ulimit -v` (RunCli.InstanceTooLarge*, RunCli.TensorsBeyondAnAccelerator*): ASan
 # cannot map its shadow memory under such a limit.
 status=0
-ctest --test-dir build-asan -L 'unit|cli|fuzz' \
+ctest --test-dir build-asan -L 'unit|cli|fuzz|lit' \
   -E '^Viz|^RunCli[.](InstanceTooLargeForThisMachine|TensorsBeyondAnAcceleratorsDram)' \
   --output-on-failure -j2 --timeout 900 "$@" || status=1
 found=0

@@ -23,23 +23,6 @@ const char *kBad = "kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = relu(A[i])
 
 } // namespace
 
-TEST(CheckCli, CleanFileExitsZeroSilently) {
-  auto r = test::run(kIsamap + " check " + tempFile("good.isam", kGood));
-  EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(r.err, "");
-}
-
-TEST(CheckCli, ErrorsExitOneWithCaret) {
-  std::string path = tempFile("bad.isam", kBad);
-  auto r = test::run(kIsamap + " check " + path);
-  EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.err.find(path + ":2:23: error[E0203]: unknown tensor 'C'"), std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("    B[i] = relu(A[i]) + C[i];\n" + std::string(24, ' ') + "^"),
-            std::string::npos)
-      << r.err;
-}
-
 TEST(CheckCli, JsonDiagnostics) {
   std::string path = tempFile("bad.isam", kBad);
   auto r = test::run(kIsamap + " check --format=json " + path);
@@ -91,37 +74,3 @@ TEST(CheckCli, HelpAndVersion) {
   }
 }
 
-TEST(DumpIrCli, InstanceAndDefines) {
-  std::string path = tempFile("good.isam", kGood);
-  auto r = test::run(kIsamap + " dump-ir " + path + " --instance k8");
-  EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("kernel k8 = k<N=8>"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("B[i] = relu(A[i])    for i < 8"), std::string::npos) << r.out;
-
-  auto d = test::run(kIsamap + " dump-ir " + path + " --kernel k -D N=13");
-  EXPECT_EQ(d.exitCode, 0) << d.err;
-  EXPECT_NE(d.out.find("for i < 13"), std::string::npos) << d.out;
-
-  // -D used wrong is a usage error (exit 2); a name the file does not declare is not.
-  for (const char *bad : {" --kernel k -D N=0", " --kernel k -D N=x", " --kernel k -D N",
-                          " --kernel k -D M=3", " --kernel k"}) {
-    auto b = test::run(kIsamap + " dump-ir " + path + bad);
-    EXPECT_EQ(b.exitCode, 2) << bad << "\n" << b.err;
-    EXPECT_NE(b.err.find("error[E0409]"), std::string::npos) << bad;
-  }
-  for (const char *bad : {" --kernel nope -D N=3", " --instance nope"}) {
-    auto b = test::run(kIsamap + " dump-ir " + path + bad);
-    EXPECT_EQ(b.exitCode, 1) << bad << "\n" << b.err;
-    EXPECT_NE(b.err.find("error"), std::string::npos) << bad;
-  }
-}
-
-TEST(DumpIrCli, TargetFromHwdesc) {
-  std::string path =
-      tempFile("imp.isam", std::string("import \"hwdesc/x86_avx512.isam\";\n") + kGood);
-  if (!fs::exists(test::sourceDir() + "/hwdesc/x86_avx512.isam"))
-    GTEST_SKIP() << "hwdesc/x86_avx512.isam not written yet";
-  auto r = test::run(kIsamap + " dump-ir " + path);
-  EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("target x86_avx512"), std::string::npos);
-}

@@ -52,58 +52,6 @@ std::string pathological() {
 
 } // namespace
 
-TEST(MapCli, TextRanksCandidatesAndExplainsRejections) {
-  auto r = map(test::samplePath("gemm.isam") + " --target x86_avx512 --instance gemm_2560x64x2560");
-  ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(r.err, "");
-  auto ls = lines(r.out);
-  ASSERT_GE(ls.size(), 3u) << r.out;
-  EXPECT_EQ(ls[0], "gemm_2560x64x2560 s0: C[m, n] += A[m, k] * B[k, n]    for m < 2560, n < 64; "
-                   "sum over k < 2560");
-  std::smatch h;
-  ASSERT_TRUE(
-      std::regex_match(ls[1], h, std::regex(R"(  on x86_avx512: (\d+) mappings?, (\d+) rejected)")))
-      << ls[1];
-  size_t mappings = std::stoul(h[1]), rejected = std::stoul(h[2]);
-  EXPECT_GE(mappings, 2u);
-  EXPECT_GE(rejected, 1u);
-  // The best: the broadcast FMA along n, all 16 lanes busy, no remainder.
-  EXPECT_EQ(ls[2].rfind("  #1 fma16  i<-(n)  loops m,k  | 26214400 instr, ~", 0), 0u) << ls[2];
-  EXPECT_NE(ls[2].find("100% utilization"), std::string::npos) << ls[2];
-  // Ranked #1, #2, ... in order; each rejection is "x <instr>: reason".
-  size_t rank = 0, xs = 0;
-  std::regex ranked(R"(  #(\d+) (\w+) .*\| \d+ instr, ~\d+ cycles, [0-9.]+% utilization)");
-  std::regex rejection(R"(  x (\w+): (.+))");
-  std::set<std::string> rejectedNames;
-  for (const auto &l : ls) {
-    std::smatch m;
-    if (std::regex_match(l, m, ranked)) {
-      EXPECT_EQ(std::stoul(m[1]), ++rank) << l;
-      EXPECT_EQ(xs, 0u) << "a candidate after the rejections: " << l;
-    } else if (std::regex_match(l, m, rejection)) {
-      ++xs;
-      rejectedNames.insert(m[1]);
-      std::string quoted = "'";
-      quoted.append(m[1].str()).push_back('\'');
-      EXPECT_NE(m[2].str().find(quoted), std::string::npos)
-          << "the reason names the instruction: " << l;
-    }
-  }
-  EXPECT_EQ(rank, mappings);
-  EXPECT_EQ(xs, rejected);
-  EXPECT_TRUE(rejectedNames.count("add16"));
-  EXPECT_NE(r.out.find("  x add16: 'add16' does not accumulate (it computes dst[i] = a[i] + "
-                       "b[i]); the statement reduces with +="),
-            std::string::npos);
-  EXPECT_NE(r.out.find("  x maxacc16: 'maxacc16' reduces with max=; the statement reduces with +="),
-            std::string::npos);
-  // Operand lines: where each operand lives and how it gets there.
-  EXPECT_NE(r.out.find("      acc = C[m, n] in ZMM strides [1] via load16 (L1 -> ZMM), store16 "
-                       "(ZMM -> L1)"),
-            std::string::npos)
-      << r.out;
-}
-
 TEST(MapCli, TextOnTheArrayShowsTilesAndDegenerateNotes) {
   auto r = map(test::samplePath("dwsep.isam") + " --target systolic16 --instance dwsep_mbv1_8");
   ASSERT_EQ(r.exitCode, 0) << r.err;

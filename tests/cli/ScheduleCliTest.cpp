@@ -50,41 +50,6 @@ std::string withPins(const std::string &pins) {
 
 // ---- text --------------------------------------------------------------------------------------
 
-TEST(ScheduleCli, TextShowsTheScheduleIrAndItsCost) {
-  auto r = scheduleCmd(kGemmSmall + " -t x86_avx512");
-  ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(r.err, "");
-  EXPECT_EQ(r.out.rfind("schedule of gemm_small on x86_avx512\n", 0), 0u) << r.out;
-  EXPECT_TRUE(has(r.out, "s0: C[m, n] += A[m, k] * B[k, n]    for m < 7, n < 5; sum over k < 13"))
-      << r.out;
-  // The decisions: mapping, tiles per level.
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(\n  mapping: (fma16|fma16_mem) \()")))
-      << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n  tiles: L3\[.*\] L2\[.*\] L1\[.*\] ZMM\[.*\]\n)")))
-      << r.out;
-  // The cost and its breakdown per level.
-  EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"(\n  cost: \d+ cycles, [0-9.]+% of peak, bound: [a-zA-Z0-9 ()]+)")))
-      << r.out;
-  for (const char *level : {"L3", "L2", "L1", "ZMM"})
-    EXPECT_TRUE(std::regex_search(
-        r.out, std::regex(std::string(R"(\n    into )") + level +
-                          R"(: \d+ B in \d+ cycles; working set \d+ B of \d+\n)")))
-        << level << "\n"
-        << r.out;
-  // The schedule IR: the initialisation, loops with their level, a staged accumulator and the
-  // instruction call with its operands.
-  EXPECT_TRUE(has(r.out, "\n  init C[m, n] = 0\n")) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +for [mnk] step \d+   \[\w+(, parallel over 2 cores)?\]\n)")))
-      << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +stage C@ZMM <- C\[m, n\] via load16, written back after\n)")))
-      << r.out;
-  EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"(\n +fma16(_mem)?\(acc=C\[m, n\], a=B\[k, n\], b=A\[m, k\]\)\n)")))
-      << r.out;
-}
-
 TEST(ScheduleCli, ScalarFallbackIsShownAsSuch) {
   // bf16 operands converted to f32: no instruction of x86_avx512 runs the statement.
   auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_bf16_small -t x86_avx512");
@@ -268,17 +233,6 @@ TEST(ScheduleCli, PinsAreHonoured) {
   EXPECT_EQ(j["tiles"]["L1"]["m"], 16);
   EXPECT_EQ(j["order"]["L1"], nlohmann::json::parse(R"(["n", "m", "k"])"));
   EXPECT_EQ(j["parallel"], "m");
-}
-
-TEST(ScheduleCli, ImpossiblePinIsAnInputError) {
-  std::string file = tempFile("badpin.isam", withPins("map add16;"));
-  auto r = scheduleCmd(file + " -t x86_avx512");
-  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
-  EXPECT_TRUE(has(r.err, "error[E0701]: the pinned instruction 'add16' cannot run statement s0"))
-      << r.err;
-  EXPECT_TRUE(has(r.err, "schedule { map add16; }")) << "the source line is shown\n" << r.err;
-  auto j = scheduleCmd(file + " -t x86_avx512 --format=json");
-  EXPECT_EQ(j.exitCode, 1);
 }
 
 // ---- exit codes -------------------------------------------------------------------------------

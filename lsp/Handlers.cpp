@@ -1,0 +1,199 @@
+// The request handlers: each reads its parameters (ProtocolJson.h), asks the feature (a function
+// over the document's analysis returning protocol values) and converts the answer to JSON. No
+// feature logic lives here; what a feature could not do becomes the protocol's error.
+#include "lsp/Call.h"
+#include "lsp/Completion.h"
+#include "lsp/Custom.h"
+#include "lsp/Editing.h"
+#include "lsp/Hover.h"
+#include "lsp/Lenses.h"
+#include "lsp/Navigation.h"
+#include "lsp/ProtocolJson.h"
+#include "lsp/SemanticTokens.h"
+
+namespace isam::lsp {
+
+namespace {
+
+// The document the request is about, then the position in it (in this order, so that a request
+// for a document that is not open says so whatever else is wrong).
+std::pair<std::shared_ptr<Analysis>, Position> documentAndPosition(Call &call) {
+  auto a = call.document();
+  return {a, positionParam(call.params)};
+}
+
+json definitionHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return orNull(definition(*a, p));
+}
+
+json referencesHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return orNull(references(*a, p, includeDeclaration(call.params)));
+}
+
+json highlightHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return orNull(highlights(*a, p));
+}
+
+json prepareRenameHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  std::string why;
+  auto result = prepareRename(*a, p, &why);
+  if (!result)
+    throw RpcError(RequestFailed, why);
+  return *result;
+}
+
+json renameHandler(Call &call) {
+  auto a = call.document();
+  std::string newName = stringAt(call.params, "newName");
+  Position p = positionParam(call.params);
+  std::string why;
+  auto edit = rename(*a, p, newName, &why);
+  if (!edit)
+    throw RpcError(RequestFailed, why);
+  return *edit;
+}
+
+json documentSymbolHandler(Call &call) {
+  return documentSymbols(*call.document());
+}
+
+json workspaceSymbolHandler(Call &call) {
+  std::string query = optionalString(call.params, "query");
+  auto symbols = workspaceSymbols(call.workspace.allCurrent(), query, call.cancelled);
+  call.checkCancelled();
+  return symbols;
+}
+
+json hoverHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  auto info = hover(*a, p, call.cancelled);
+  if (!info)
+    return nullptr;
+  return Hover{markdown(*info), info->range};
+}
+
+json completionHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return completion(*a, p);
+}
+
+json signatureHelpHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return orNull(signatureHelp(*a, p));
+}
+
+json semanticTokensFullHandler(Call &call) {
+  auto a = call.document();
+  return call.workspace.rememberTokens(a->document().uri, semanticTokens(*a));
+}
+
+json semanticTokensDeltaHandler(Call &call) {
+  auto a = call.document();
+  std::string previousId = stringAt(call.params, "previousResultId");
+  std::vector<uint32_t> data = semanticTokens(*a);
+  auto before = call.workspace.rememberedTokens(a->document().uri, previousId);
+  SemanticTokens now = call.workspace.rememberTokens(a->document().uri, std::move(data));
+  if (!before)
+    return now; // a full result is a valid answer to a delta
+  return SemanticTokensDelta{now.resultId, semanticTokensEdits(*before, now.data)};
+}
+
+json formattingHandler(Call &call) {
+  auto a = call.document();
+  std::string why;
+  auto edits = formatting(*a, formattingOptions(call.params), &why);
+  if (!edits)
+    throw RpcError(RequestFailed, "cannot format this document: " + why);
+  return *edits;
+}
+
+json foldingRangeHandler(Call &call) {
+  return foldingRanges(*call.document());
+}
+
+json inlayHintHandler(Call &call) {
+  auto a = call.document();
+  return inlayHints(*a, rangeParam(call.params));
+}
+
+json codeLensHandler(Call &call) {
+  auto lenses = codeLenses(*call.document(), call.cancelled);
+  call.checkCancelled();
+  return lenses;
+}
+
+json codeActionHandler(Call &call) {
+  auto a = call.document();
+  auto actions = codeActions(*a, rangeParam(call.params), call.cancelled);
+  call.checkCancelled();
+  return actions;
+}
+
+} // namespace
+
+std::map<std::string, Feature> features() {
+  return {
+      {"textDocument/definition", {definitionHandler}},
+      {"textDocument/declaration", {definitionHandler}},
+      {"textDocument/references", {referencesHandler}},
+      {"textDocument/documentHighlight", {highlightHandler}},
+      {"textDocument/prepareRename", {prepareRenameHandler}},
+      {"textDocument/rename", {renameHandler}},
+      {"textDocument/documentSymbol", {documentSymbolHandler}},
+      {"workspace/symbol", {workspaceSymbolHandler}},
+      {"textDocument/hover", {hoverHandler}},
+      {"textDocument/completion", {completionHandler}},
+      {"textDocument/signatureHelp", {signatureHelpHandler}},
+      {"textDocument/semanticTokens/full", {semanticTokensFullHandler}},
+      {"textDocument/semanticTokens/full/delta", {semanticTokensDeltaHandler}},
+      {"textDocument/formatting", {formattingHandler}},
+      {"textDocument/foldingRange", {foldingRangeHandler}},
+      {"textDocument/inlayHint", {inlayHintHandler}},
+      {"textDocument/codeAction", {codeActionHandler, true}},
+      {"textDocument/codeLens", {codeLensHandler, true}},
+      {"isamap/mappings", {mappingsRequest, true}},
+      {"isamap/schedule", {scheduleRequest, true}},
+      {"isamap/diagram", {diagramRequest, true}},
+      {"isamap/targetCode", {targetCodeRequest, true}},
+  };
+}
+
+json serverCapabilities() {
+  return {
+      {"positionEncoding", "utf-16"},
+      {"textDocumentSync",
+       {{"openClose", true}, {"change", 2 /* incremental */}, {"save", {{"includeText", false}}}}},
+      {"definitionProvider", true},
+      {"declarationProvider", true},
+      {"referencesProvider", true},
+      {"documentHighlightProvider", true},
+      {"renameProvider", {{"prepareProvider", true}}},
+      {"documentSymbolProvider", true},
+      {"workspaceSymbolProvider", true},
+      {"hoverProvider", true},
+      {"completionProvider",
+       {{"triggerCharacters", {".", ":", "<", "("}}, {"resolveProvider", false}}},
+      {"signatureHelpProvider", {{"triggerCharacters", {"<", "(", ","}}}},
+      {"semanticTokensProvider",
+       {{"legend",
+         {{"tokenTypes", semanticTokenTypes()}, {"tokenModifiers", semanticTokenModifiers()}}},
+        {"full", {{"delta", true}}},
+        {"range", false}}},
+      {"documentFormattingProvider", true},
+      {"foldingRangeProvider", true},
+      {"inlayHintProvider", true},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
+      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
+      {"experimental",
+       {{"isamap",
+         {{"requests",
+           {"isamap/mappings", "isamap/schedule", "isamap/diagram", "isamap/targetCode"}}}}}},
+  };
+}
+
+} // namespace isam::lsp

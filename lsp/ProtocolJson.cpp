@@ -1,0 +1,207 @@
+#include "lsp/ProtocolJson.h"
+
+namespace isam::lsp {
+
+bool touches(const Range &a, const Range &b) {
+  auto notAfter = [](const Position &p, const Position &q) {
+    return p.line < q.line || (p.line == q.line && p.character <= q.character);
+  };
+  return notAfter(a.start, b.end) && notAfter(b.start, a.end);
+}
+
+void to_json(json &j, const Position &p) {
+  j = {{"line", p.line}, {"character", p.character}};
+}
+
+void to_json(json &j, const Range &r) {
+  j = {{"start", r.start}, {"end", r.end}};
+}
+
+void to_json(json &j, const Location &l) {
+  j = {{"uri", l.uri}, {"range", l.range}};
+}
+
+void to_json(json &j, const TextEdit &e) {
+  j = {{"range", e.range}, {"newText", e.newText}};
+}
+
+void to_json(json &j, const WorkspaceEdit &e) {
+  json changes = json::object();
+  for (const auto &[uri, edits] : e.changes)
+    changes[uri] = edits;
+  j = {{"changes", changes}};
+}
+
+void to_json(json &j, const LspDiagnostic &d) {
+  j = {{"range", d.range},
+       {"severity", int(d.severity)},
+       {"code", d.code},
+       {"source", "isamap"},
+       {"message", d.message}};
+  if (!d.related.empty()) {
+    json related = json::array();
+    for (const auto &r : d.related)
+      related.push_back({{"location", r.location}, {"message", r.message}});
+    j["relatedInformation"] = related;
+  }
+  // Fix-its travel with the diagnostic, for quick fixes (textDocument/codeAction).
+  if (!d.fixes.empty())
+    j["data"] = {{"fixes", d.fixes}};
+}
+
+void to_json(json &j, const Hover &h) {
+  j = {{"contents", {{"kind", "markdown"}, {"value", h.markdown}}}};
+  if (h.range)
+    j["range"] = *h.range;
+}
+
+void to_json(json &j, const DocumentHighlight &h) {
+  j = {{"range", h.range}, {"kind", int(h.kind)}};
+}
+
+void to_json(json &j, const DocumentSymbol &s) {
+  j = {{"name", s.name},
+       {"kind", int(s.kind)},
+       {"range", s.range},
+       {"selectionRange", s.selectionRange}};
+  if (!s.detail.empty())
+    j["detail"] = s.detail;
+  if (!s.children.empty())
+    j["children"] = s.children;
+}
+
+void to_json(json &j, const SymbolInformation &s) {
+  j = {{"name", s.name}, {"kind", int(s.kind)}, {"location", s.location}};
+  if (!s.containerName.empty())
+    j["containerName"] = s.containerName;
+}
+
+void to_json(json &j, const PrepareRename &r) {
+  j = {{"range", r.range}, {"placeholder", r.placeholder}};
+}
+
+void to_json(json &j, const CompletionList &l) {
+  json items = json::array();
+  for (const auto &i : l.items) {
+    json item = {{"label", i.label}, {"kind", int(i.kind)}};
+    if (!i.detail.empty())
+      item["detail"] = i.detail;
+    items.push_back(std::move(item));
+  }
+  j = {{"isIncomplete", false}, {"items", items}};
+}
+
+void to_json(json &j, const SignatureHelp &h) {
+  json parameters = json::array();
+  for (const auto &[begin, end] : h.parameters)
+    parameters.push_back({{"label", {begin, end}}});
+  j = {{"signatures", {{{"label", h.label}, {"parameters", parameters}}}},
+       {"activeSignature", 0},
+       {"activeParameter", h.activeParameter}};
+}
+
+void to_json(json &j, const FoldingRange &r) {
+  j = {{"startLine", r.startLine}, {"endLine", r.endLine}};
+  if (!r.kind.empty())
+    j["kind"] = r.kind;
+}
+
+void to_json(json &j, const InlayHint &h) {
+  j = {{"position", h.position}, {"label", h.label}};
+  if (h.kind)
+    j["kind"] = int(*h.kind);
+  if (h.paddingLeft)
+    j["paddingLeft"] = true;
+  if (!h.tooltip.empty())
+    j["tooltip"] = h.tooltip;
+}
+
+void to_json(json &j, const CodeLens &l) {
+  json command = {{"title", l.command.title}, {"command", l.command.command}};
+  if (l.command.arguments)
+    command["arguments"] = {l.command.arguments->first, l.command.arguments->second};
+  j = {{"range", l.range}, {"command", command}};
+}
+
+void to_json(json &j, const CodeAction &a) {
+  j = {{"title", a.title}, {"kind", a.kind}, {"edit", a.edit}};
+  if (!a.diagnostics.empty()) {
+    // The diagnostics as the client has them, without the fixes that travel with them.
+    json diagnostics = a.diagnostics;
+    for (auto &d : diagnostics)
+      d.erase("data");
+    j["diagnostics"] = diagnostics;
+  }
+  if (a.isPreferred)
+    j["isPreferred"] = true;
+}
+
+void to_json(json &j, const SemanticTokens &t) {
+  j = {{"resultId", t.resultId}, {"data", t.data}};
+}
+
+void to_json(json &j, const SemanticTokensDelta &d) {
+  json edits = json::array();
+  for (const auto &e : d.edits)
+    edits.push_back({{"start", e.start}, {"deleteCount", e.deleteCount}, {"data", e.data}});
+  j = {{"resultId", d.resultId}, {"edits", edits}};
+}
+
+void from_json(const json &j, Position &p) {
+  int64_t line = integerAt(j, "line"), character = integerAt(j, "character");
+  if (line < 0 || character < 0 || line > UINT32_MAX || character > UINT32_MAX)
+    throw RpcError(InvalidParams, "a position's line and character must be non-negative");
+  p = {uint32_t(line), uint32_t(character)};
+}
+
+void from_json(const json &j, Range &r) {
+  r = {required(j, "start").get<Position>(), required(j, "end").get<Position>()};
+}
+
+std::string documentUri(const json &params) {
+  return stringAt(required(params, "textDocument"), "uri");
+}
+
+Position positionParam(const json &params, const char *key) {
+  return required(params, key).get<Position>();
+}
+
+Range rangeParam(const json &params, const char *key) {
+  return required(params, key).get<Range>();
+}
+
+bool includeDeclaration(const json &params) {
+  if (!params.is_object() || !params.contains("context") || !params["context"].is_object())
+    return true;
+  const json &context = params["context"];
+  if (!context.contains("includeDeclaration"))
+    return true;
+  if (!context["includeDeclaration"].is_boolean())
+    throw RpcError(InvalidParams, "parameter 'includeDeclaration' must be a boolean");
+  return context["includeDeclaration"].get<bool>();
+}
+
+FormattingOptions formattingOptions(const json &params) {
+  FormattingOptions options;
+  if (!params.is_object() || !params.contains("options") || !params["options"].is_object())
+    return options;
+  const json &o = params["options"];
+  if (o.contains("insertSpaces") && !o["insertSpaces"].is_boolean())
+    throw RpcError(InvalidParams, "parameter 'insertSpaces' must be a boolean");
+  options.insertSpaces = o.value("insertSpaces", true);
+  // A tab size that is not an integer is left to the formatter's default, as before.
+  if (o.contains("tabSize") && o["tabSize"].is_number_integer())
+    options.tabSize = o["tabSize"].get<int64_t>();
+  return options;
+}
+
+FocusParams focusParams(const json &params) {
+  FocusParams p;
+  p.target = optionalString(params, "target");
+  p.instance = optionalString(params, "instance");
+  if (params.is_object() && params.contains("position") && !params["position"].is_null())
+    p.position = params["position"].get<Position>();
+  return p;
+}
+
+} // namespace isam::lsp

@@ -1,0 +1,95 @@
+// Inlay hints, folding ranges and formatting below the protocol, against marked-up sources.
+#include "lsp/Editing.h"
+#include "support/Annotations.h"
+#include "support/LspTesting.h"
+
+#include <gtest/gtest.h>
+
+using namespace isam;
+using namespace isam::lsp;
+using isam::test::Annotations;
+
+namespace {
+
+const char *kTwoStatements =
+    R"isam(kernel mix<C, H, F>(X: f32[C, H], P: f32[F, C]) -> (O: f32[F, H]) {
+  $first[[T$shape^[c, h] = X[c, h] * 2;]]$domain^
+  $second[[O[f, h] += P[f, c] * T[c, h];]]$domain^
+}
+instance mix_small = mix<3, 5, 7>;
+)isam";
+
+} // namespace
+
+TEST(LspInlayHints, EachStatementsDomainAndTheShapeOfAnImplicitLocal) {
+  Annotations t(kTwoStatements);
+  auto a = test::analyseDocument(t.code());
+  Range everything{{0, 0}, t.position(uint32_t(t.code().size()))};
+  auto hints = inlayHints(*a, everything);
+  ASSERT_EQ(hints.size(), 3u);
+
+  EXPECT_EQ(hints[0].label, "mix_small: c < 3 h < 5");
+  EXPECT_EQ(hints[0].position, t.points("domain")[0]);
+  EXPECT_TRUE(hints[0].paddingLeft);
+  EXPECT_FALSE(hints[0].kind);
+  EXPECT_EQ(hints[0].tooltip, "the statement's index ranges, inferred for instance mix_small");
+
+  EXPECT_EQ(hints[1].label, ": f32[3, 5]");
+  EXPECT_EQ(hints[1].position, t.point("shape"));
+  EXPECT_EQ(hints[1].kind, InlayHint::Kind::Type);
+
+  EXPECT_EQ(hints[2].label, "mix_small: f < 7 h < 5 c \u03a3 < 3");
+  EXPECT_EQ(hints[2].position, t.points("domain")[1]);
+
+  // Only the statements the range touches.
+  auto second = inlayHints(*a, t.range("second"));
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].label, hints[2].label);
+}
+
+TEST(LspInlayHints, NoneForAKernelWithoutInstance) {
+  Annotations t("kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n}\n");
+  auto a = test::analyseDocument(t.code());
+  EXPECT_TRUE(inlayHints(*a, {{0, 0}, {3, 0}}).empty());
+}
+
+TEST(LspFoldingRanges, BlocksKeepTheirClosingLineAndCommentRunsFold) {
+  Annotations t(R"isam(// one
+// two
+// three
+kernel k<N>(A: f32[N]) -> (B: f32[N]) {
+  B[i] = A[i];
+  schedule {
+    parallel: i;
+  }
+}
+/* a block
+   comment */
+)isam");
+  auto a = test::analyseDocument(t.code());
+  std::vector<std::tuple<uint32_t, uint32_t, std::string>> folds;
+  for (const auto &f : foldingRanges(*a))
+    folds.push_back({f.startLine, f.endLine, f.kind});
+  using F = std::tuple<uint32_t, uint32_t, std::string>;
+  EXPECT_EQ(folds, (std::vector<F>{{3, 7, ""}, {5, 6, ""}, {0, 2, "comment"}, {9, 10, "comment"}}));
+}
+
+TEST(LspFormatting, OneEditForTheWholeTextOrNone) {
+  std::string messy = "kernel   k<N>( A :f32[N] )->( B: f32[ N ] ){\nB[i]=A[i]   ;\n}\n";
+  auto a = test::analyseDocument(messy);
+  std::string why;
+  auto edits = formatting(*a, {4, true}, &why);
+  ASSERT_TRUE(edits) << why;
+  ASSERT_EQ(edits->size(), 1u);
+  EXPECT_EQ((*edits)[0].range, (Range{{0, 0}, {3, 0}}));
+  EXPECT_EQ((*edits)[0].newText, "kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n    B[i] = A[i];\n}\n");
+  // Tabs: the formatter's own indent.
+  auto tabs = formatting(*a, {4, false}, &why);
+  ASSERT_TRUE(tabs);
+  EXPECT_EQ((*tabs)[0].newText, "kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n}\n");
+
+  auto formatted = test::analyseDocument((*tabs)[0].newText, "formatted.isam");
+  auto none = formatting(*formatted, {}, &why);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}

@@ -1,0 +1,110 @@
+// Code lenses and code actions below the protocol, against marked-up sources.
+#include "lsp/Lenses.h"
+#include "support/Annotations.h"
+#include "support/LspTesting.h"
+
+#include <gtest/gtest.h>
+
+using namespace isam;
+using namespace isam::lsp;
+using isam::test::Annotations;
+
+namespace {
+
+// A statement the target's instructions run, and one only scalar code does (exp).
+const char *kTwoKernels =
+    R"isam(kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  $gemm[[C[m, n] += A[m, k] * B[k, n];]]
+}
+kernel act<N>(X: f32[N]) -> (Y: f32[N]) {
+  $act[[Y[i] = exp(X[i]);]]
+}
+kernel lonely<N>(X: f32[N]) -> (Y: f32[N]) {
+  $lonely[[Y[i] = X[i];]]
+}
+instance g = gemm<64, 64, 64>;
+instance e = act<100>;
+)isam";
+
+} // namespace
+
+TEST(LspCodeLenses, HowEachStatementRunsAndWhyAKernelHasNone) {
+  Annotations t(kTwoKernels);
+  auto a = test::analyseDocument(t.code());
+  auto lenses = codeLenses(*a);
+  ASSERT_EQ(lenses.size(), 5u);
+  std::string uri = a->document().uri;
+
+  EXPECT_EQ(lenses[0].range, t.range("gemm"));
+  EXPECT_EQ(lenses[0].command.command, "isamap.showMappings");
+  EXPECT_TRUE(lenses[0].command.title.starts_with("maps to fma16")) << lenses[0].command.title;
+  EXPECT_NE(lenses[0].command.title.find("% of peak"), std::string::npos);
+  using Args = std::pair<std::string, Position>;
+  EXPECT_EQ(lenses[0].command.arguments, (Args{uri, t.range("gemm").start}));
+  EXPECT_EQ(lenses[1].command.title, "show schedule");
+  EXPECT_EQ(lenses[1].command.command, "isamap.showSchedule");
+  EXPECT_EQ(lenses[1].command.arguments, lenses[0].command.arguments);
+
+  EXPECT_EQ(lenses[2].range, t.range("act"));
+  EXPECT_TRUE(lenses[2].command.title.starts_with("scalar code (no instruction runs it) | est. "))
+      << lenses[2].command.title;
+
+  EXPECT_EQ(lenses[4].range, t.range("lonely"));
+  EXPECT_TRUE(lenses[4].command.command.empty());
+  EXPECT_FALSE(lenses[4].command.arguments);
+  EXPECT_NE(lenses[4].command.title.find("declare an instance of 'lonely'"), std::string::npos)
+      << lenses[4].command.title;
+}
+
+TEST(LspCodeLenses, AStoppedCallReturnsWhatItHas) {
+  Annotations t(kTwoKernels);
+  auto a = test::analyseDocument(t.code());
+  EXPECT_TRUE(codeLenses(*a, [] { return true; }).empty());
+}
+
+TEST(LspCodeActions, QuickFixFromAFixItOfTheScheduleBlock) {
+  Annotations t(R"isam(kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  C[m, n] += A[m, k] * B[k, n];
+  schedule { $problem[[$fix[[mapp]] fma16;]] }
+}
+$elsewhere[[instance]] g = gemm<64, 64, 64>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto actions = codeActions(*a, t.range("problem"));
+  std::vector<const CodeAction *> fixes;
+  for (const auto &action : actions)
+    if (action.kind == "quickfix")
+      fixes.push_back(&action);
+  ASSERT_EQ(fixes.size(), 1u);
+  EXPECT_EQ(fixes[0]->title, "Change to 'map'");
+  EXPECT_TRUE(fixes[0]->isPreferred);
+  ASSERT_EQ(fixes[0]->diagnostics.size(), 1u);
+  EXPECT_EQ(fixes[0]->diagnostics[0].code, "E0704");
+  EXPECT_EQ(fixes[0]->diagnostics[0].range, t.range("problem"));
+  std::string uri = a->document().uri;
+  ASSERT_EQ(fixes[0]->edit.changes.count(uri), 1u);
+  EXPECT_EQ(fixes[0]->edit.changes.at(uri), (std::vector<TextEdit>{{t.range("fix"), "map"}}));
+
+  for (const auto &action : codeActions(*a, t.range("elsewhere")))
+    EXPECT_NE(action.kind, "quickfix") << action.title;
+}
+
+TEST(LspCodeActions, PinThisScheduleWritesABlockAfterTheStatement) {
+  Annotations t(R"isam(kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  C[m^, n] += A[m, k] * B[k, n];$end^
+}
+instance g = gemm<96, 80, 64>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto actions = codeActions(*a, {t.point(), t.point()});
+  ASSERT_EQ(actions.size(), 1u);
+  const CodeAction &pin = actions[0];
+  EXPECT_EQ(pin.title, "Pin this schedule (x86_avx512, instance g)");
+  EXPECT_EQ(pin.kind, "refactor.rewrite");
+  EXPECT_TRUE(pin.diagnostics.empty());
+  const auto &edits = pin.edit.changes.at(a->document().uri);
+  ASSERT_EQ(edits.size(), 1u);
+  EXPECT_EQ(edits[0].range, (Range{t.point("end"), t.point("end")}));
+  EXPECT_TRUE(edits[0].newText.starts_with("\n  schedule {\n    map ")) << edits[0].newText;
+  EXPECT_TRUE(edits[0].newText.ends_with("\n  }")) << edits[0].newText;
+}
