@@ -122,6 +122,18 @@ public:
     for (size_t i = 0; i < root.body.size(); ++i)
       if (root.body[i].kind == Node::Kind::Init && i != 0)
         fail("an Init node after other nodes");
+    // A reduction starts from its identity unless it accumulates onto values already there;
+    // so does an accumulating instruction running a plain assignment (zeroInit).
+    bool zeroInit = cand_ && cand_->zeroInit;
+    bool wantInit = (s_->reduce != ir::ReduceOp::None && !s_->accumulates) || zeroInit;
+    ir::ReduceOp op = zeroInit ? instr_->semantics.statements[0].reduce : s_->reduce;
+    bool hasInit = !root.body.empty() && root.body[0].kind == Node::Kind::Init;
+    if (hasInit != wantInit)
+      fail(wantInit ? "the result does not start from the reduction's identity (no Init)"
+                    : "an Init node where the statement accumulates onto the values there");
+    else if (hasInit && root.body[0].init != op)
+      fail(std::string("the Init sets the identity of ") + ir::reduceOpText(root.body[0].init) +
+           " but the reduction is " + ir::reduceOpText(op));
     Walk w;
     for (const VirtualIndex &v : c_.vindices)
       w.box.push_back(v.extent);

@@ -621,6 +621,26 @@ TEST_F(ScheduleVerify, InitInsideTheNest) {
   EXPECT_TRUE(names(verify(), "E0903", "an Init node inside the loop nest"));
 }
 
+TEST_F(ScheduleVerify, ReductionWithoutInit) {
+  ASSERT_EQ(ss.root.body.at(0).kind, schedule::Node::Kind::Init);
+  ss.root.body.erase(ss.root.body.begin());
+  EXPECT_TRUE(names(verify(), "E0903", "does not start from the reduction's identity (no Init)"));
+}
+
+TEST_F(ScheduleVerify, InitOfAnotherReduction) {
+  ASSERT_EQ(ss.root.body.at(0).kind, schedule::Node::Kind::Init);
+  ss.root.body[0].init = ir::ReduceOp::Max;
+  EXPECT_TRUE(
+      names(verify(), "E0903", "the Init sets the identity of max= but the reduction is +="));
+}
+
+TEST_F(ScheduleVerify, InitWhereTheStatementAccumulates) {
+  ir::Kernel accumulating = g.kernel;
+  accumulating.statements[0].accumulates = true;
+  EXPECT_TRUE(names(schedule::verify(ss, accumulating, g.target, m), "E0903",
+                    "an Init node where the statement accumulates"));
+}
+
 TEST_F(ScheduleVerify, LoopOverNoIndex) {
   auto [loop, parent] = find(schedule::Node::Kind::Loop);
   ASSERT_TRUE(loop);
