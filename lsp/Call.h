@@ -2,6 +2,7 @@
 // cancelled, and work-done progress reporting when the client gave a token.
 #pragma once
 
+#include "lsp/ProtocolJson.h"
 #include "lsp/Rpc.h"
 #include "lsp/Workspace.h"
 
@@ -31,9 +32,7 @@ struct Call {
   void progressEnd() const { progress({{"kind", "end"}}); }
 
   // The open document the request names (params.textDocument.uri), analysed.
-  std::shared_ptr<Analysis> document() const {
-    return workspace.current(stringAt(required(params, "textDocument"), "uri"));
-  }
+  std::shared_ptr<Analysis> document() const { return workspace.current(documentUri(params)); }
 
 private:
   void progress(json value) const {
@@ -50,7 +49,7 @@ struct Feature {
   bool slow = false; // runs compiler stages that may take a while: served apart from quick ones
 };
 
-// Every request the server answers beyond the lifecycle ones, by method name.
+// Every request the server answers beyond the lifecycle ones, by method name (Handlers.cpp).
 std::map<std::string, Feature> features();
 
 // The capabilities that match features() (for the initialize result).

@@ -23,7 +23,12 @@ struct Range {
 };
 
 // Whether two ranges share a position (ends included, as a cursor at a range's end is in it).
-bool touches(const Range &a, const Range &b);
+inline bool touches(const Range &a, const Range &b) {
+  auto notAfter = [](const Position &p, const Position &q) {
+    return p.line < q.line || (p.line == q.line && p.character <= q.character);
+  };
+  return notAfter(a.start, b.end) && notAfter(b.start, a.end);
+}
 
 struct Location {
   std::string uri;

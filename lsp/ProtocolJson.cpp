@@ -2,13 +2,6 @@
 
 namespace isam::lsp {
 
-bool touches(const Range &a, const Range &b) {
-  auto notAfter = [](const Position &p, const Position &q) {
-    return p.line < q.line || (p.line == q.line && p.character <= q.character);
-  };
-  return notAfter(a.start, b.end) && notAfter(b.start, a.end);
-}
-
 void to_json(json &j, const Position &p) {
   j = {{"line", p.line}, {"character", p.character}};
 }

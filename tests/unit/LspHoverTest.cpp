@@ -33,6 +33,10 @@ HoverInfo hoverAt(lsp::Analysis &a, const Annotations &t, const std::string &nam
 
 class LspHover : public ::testing::Test {
 protected:
+  void SetUp() override {
+    auto lock = a->lock();
+    ASSERT_EQ(a->checkDiagnostics().size(), 0u) << a->checkDiagnostics().front().message;
+  }
   Annotations t{kGemm};
   std::shared_ptr<lsp::Analysis> a = test::analyseDocument(t.code());
 };

@@ -160,3 +160,13 @@ TEST(LspProtocolJson, ParametersOfTheWrongShapeAreInvalidParams) {
   EXPECT_FALSE(focusParams(json::object()).position);
   EXPECT_EQ(errorCode([&] { focusParams({{"target", 5}}); }), InvalidParams);
 }
+
+TEST(LspProtocol, RangesTouchWhenTheyShareAPositionEndsIncluded) {
+  Range a{{1, 2}, {1, 5}};
+  EXPECT_TRUE(touches(a, a));
+  EXPECT_TRUE(touches(a, {{1, 5}, {2, 0}})) << "a cursor at the end";
+  EXPECT_TRUE(touches(a, {{0, 0}, {1, 2}}));
+  EXPECT_FALSE(touches(a, {{1, 6}, {1, 9}}));
+  EXPECT_FALSE(touches(a, {{0, 0}, {1, 1}}));
+  EXPECT_TRUE(touches(a, {{0, 0}, {9, 0}})) << "one inside the other";
+}
