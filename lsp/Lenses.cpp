@@ -109,7 +109,7 @@ json codeAction(Call &call) {
       std::string indent = text.substr(lineStart, st.range.begin - lineStart);
       if (indent.find_first_not_of(" \t") != std::string::npos)
         indent = "  ";
-      std::string block = schedule::pinText(ks->statements[s].config);
+      std::string block = schedule::pinText(ks->statements[s].config, *a->target());
       std::string indented;
       for (char c : block) {
         indented.push_back(c);
