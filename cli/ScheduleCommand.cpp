@@ -50,7 +50,7 @@ Action registerSchedule(CLI::App &app) {
       auto ks = session.schedule(k, *target, so);
       if (session.diagnostics().hasErrors())
         break;
-      nlohmann::json j = report::scheduleJson(ks, k);
+      nlohmann::json j = report::scheduleJson(ks, k, *target);
       if (opts->common.format == Format::Text)
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";
       if (opts->check) {

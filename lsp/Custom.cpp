@@ -72,7 +72,7 @@ json mappingsRequest(Call &call) {
   json statements = json::array();
   for (const auto &m : *maps)
     if (!s || m.index == *s)
-      statements.push_back(report::mappingsJson(m, k, a->sources()));
+      statements.push_back(report::mappingsJson(m, k, *a->target(f.subject.target), a->sources()));
   j["statements"] = statements;
   return j;
 }
@@ -94,7 +94,7 @@ json scheduleRequest(Call &call) {
   const hw::Target &t = *a->target(f.subject.target);
   json j = about(f, k, t.name, irStatementOf(f, k));
   j["text"] = schedule::printSchedule(*ks, k, t);
-  j["schedule"] = report::scheduleJson(*ks, k);
+  j["schedule"] = report::scheduleJson(*ks, k, t);
   return j;
 }
 

@@ -15,10 +15,11 @@ nlohmann::json rangeJson(const SourceManager &sm, SourceRange r);
 // One statement's mappings: every candidate, best first, with its bindings, operands, moves and
 // estimate, and every rejected instruction with its reason.
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
-                            const SourceManager &sm);
+                            const hw::Target &target, const SourceManager &sm);
 
 // A kernel's schedule: per statement the mapping, tiles and order per memory level, parallel
 // loop, cost breakdown and buffers; the instance's totals and its slowest statement's headline.
-nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k);
+nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k,
+                            const hw::Target &target);
 
 } // namespace isam::report
