@@ -211,16 +211,21 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "error: no usable target '%s'\n", o.target.c_str());
     return 1;
   }
-  backend::initializeLLVM();
-  auto jit = backend::Jit::create(*target);
-  if (!jit) {
+  // Only code compiled in process is timed here, with the libraries, on the same operands.
+  if (pipeline::executorFor(&*target) != pipeline::ExecutorKind::Jit) {
+    std::fprintf(stderr, "error: cannot JIT for target '%s': it is not this machine's\n",
+                 o.target.c_str());
+    return 1;
+  }
+  auto executor = pipeline::Executor::create(&*target);
+  if (!executor) {
     std::fprintf(stderr, "error: cannot JIT for target '%s': %s\n", o.target.c_str(),
-                 llvm::toString(jit.takeError()).c_str());
+                 llvm::toString(executor.takeError()).c_str());
     return 1;
   }
 
   LoadReport libs = loadSgemmLibraries(o.libraries);
-  Context cx{o, *target, rooflineOf(*target), **jit, {"openblas", "blis", "onednn"}, {}};
+  Context cx{o, *target, rooflineOf(*target), **executor, {"openblas", "blis", "onednn"}, {}};
   for (const auto &name : cx.libraryNames) {
     SgemmLibrary *found = nullptr;
     for (const auto &l : libs.loaded)
@@ -238,7 +243,7 @@ int main(int argc, char **argv) {
   for (const auto &m : libs.missing)
     std::printf("  n/a       %s\n", m.c_str());
   OpenMP omp = openMP();
-  std::printf("isamap's generated code: threads from ISAMAP_NUM_THREADS; OpenMP runtime %s\n",
+  std::printf("isamap's generated code: thread count passed to each call; OpenMP runtime %s\n",
               omp.file.empty() ? "(none loaded)" : omp.file.c_str());
   std::printf("GEMM sizes: %s: %zu rows, %zu selected (%zu duplicate sizes across sets and %zu "
               "T,T rows skipped)\n",

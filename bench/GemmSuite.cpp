@@ -91,12 +91,10 @@ void measureIsamap(Row &row, const CompiledKernel &ck, const std::vector<void *>
     row.check = "n/a (not compiled)";
     return;
   }
-  // Generated code reads the variable at every call.
-  setenv("ISAMAP_NUM_THREADS", std::to_string(threads).c_str(), 1);
   // NaN first: an element the kernel never writes cannot pass the check by accident.
   if (options.check)
     fillNaN(got);
-  row.isamap.timing = timeCalls([&] { ck.entry(args.data()); }, options.repeat);
+  row.isamap.timing = timeCalls([&] { ck.entry(args.data(), unsigned(threads)); }, options.repeat);
   row.isamap.measured = true;
   row.isamap.gflops = row.flops / row.isamap.timing.bestS / 1e9;
   if (!options.check) {
@@ -132,7 +130,7 @@ void runGemmSuite(Context &cx, const std::vector<GemmProblem> &problems, Report 
   const std::string file = o.sourceDir + "/samples/gemm.isam";
   for (const GemmProblem &p : problems) {
     CompiledKernel ck = compileInstance(
-        file, {"", kernelFor(p), {{"M", p.m}, {"N", p.n}, {"K", p.k}}}, cx.target, cx.jit);
+        file, {"", kernelFor(p), {{"M", p.m}, {"N", p.n}, {"K", p.k}}}, cx.target, cx.executor);
     GemmShape shape{p.m, p.n, p.k, p.transA, p.transB};
     size_t mn = size_t(p.m * p.n);
     // Operands for this shape only, freed before the next (the largest take gigabytes).

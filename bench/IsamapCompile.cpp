@@ -1,10 +1,9 @@
 // Instantiating, scheduling and JIT-compiling one instance for the benchmark (see
 // IsamapCompile.h).
 #include "IsamapCompile.h"
+#include "pipeline/Pipeline.h"
 
 #include <llvm/Support/Error.h>
-
-#include <chrono>
 
 namespace isam::bench {
 
@@ -24,14 +23,17 @@ std::string errorsOf(Session &session) {
 } // namespace
 
 CompiledKernel compileInstance(const std::string &file, const InstanceSelector &selector,
-                               const hw::Target &target, backend::Jit &jit) {
+                               const hw::Target &target, pipeline::Executor &executor) {
   CompiledKernel out;
   Session session;
-  if (!session.loadFile(file)) {
+  pipeline::Options options;
+  options.givenTarget = &target;
+  pipeline::Pipeline p(session, options);
+  if (!p.parse(file)) {
     out.error = "cannot read " + file;
     return out;
   }
-  std::vector<ir::Kernel> kernels = session.instances(selector);
+  std::vector<ir::Kernel> kernels = p.instantiate(selector);
   if (std::string e = errorsOf(session); !e.empty() || kernels.size() != 1) {
     out.error =
         e.empty() ? "the selector matches " + std::to_string(kernels.size()) + " instances" : e;
@@ -39,16 +41,13 @@ CompiledKernel compileInstance(const std::string &file, const InstanceSelector &
   }
   out.kernel = std::move(kernels.front());
 
-  auto start = std::chrono::steady_clock::now();
-  schedule::KernelSchedule sched = session.schedule(out.kernel, target);
-  out.mapScheduleMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (std::string e = errorsOf(session); !e.empty()) {
-    out.error = e;
+  auto scheduled = p.schedule(out.kernel);
+  if (!scheduled) {
+    out.error = errorsOf(session);
     return out;
   }
-
-  auto entry = jit.add(out.kernel, sched, &out.times);
+  out.mapScheduleMs = scheduled->milliseconds;
+  auto entry = executor.compile(out.kernel, scheduled->schedule, &out.times);
   if (!entry) {
     out.error = llvm::toString(entry.takeError());
     return out;

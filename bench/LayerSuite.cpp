@@ -52,7 +52,7 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
     if (endsWith(name, "_small") || endsWith(name, "_unit") ||
         name.find(o.filter) == std::string::npos)
       continue;
-    CompiledKernel ck = compileInstance(file, {name, "", {}}, cx.target, cx.jit);
+    CompiledKernel ck = compileInstance(file, {name, "", {}}, cx.target, cx.executor);
     if (ck.kernel.tensors.empty()) { // not even instantiated: nothing to size the buffers by
       std::fprintf(stderr, "%s: %s\n", name.c_str(), ck.error.c_str());
       continue;

@@ -32,7 +32,7 @@ struct Context {
   const Options &options;
   const hw::Target &target;
   Roofline roofline;
-  backend::Jit &jit;
+  pipeline::Executor &executor; // the JIT's
   // Column order: openblas, blis, onednn; null where the library did not load.
   std::vector<std::string> libraryNames;
   std::vector<SgemmLibrary *> libraries;
@@ -58,9 +58,9 @@ void runGemmSuite(Context &context, const std::vector<GemmProblem> &problems, Re
 // GRU primitive); one report each.
 void runLayerSuite(Context &context, Report &dwsep, Report &gru);
 
-// Times isamap's compiled kernel on `threads` threads into `row.isamap` and checks its output
-// `got` (`count` elements, NaN-filled first) against `ref`, the result of the library named
-// `reference` (empty: none), as `row.check` says.
+// Times isamap's compiled kernel on `threads` threads (passed to each call) into `row.isamap` and
+// checks its output `got` (`count` elements, NaN-filled first) against `ref`, the result of the
+// library named `reference` (empty: none), as `row.check` says.
 void measureIsamap(Row &row, const CompiledKernel &ck, const std::vector<void *> &args, int threads,
                    const Options &options, Buffer &got, const Buffer &ref, size_t count,
                    const std::string &reference);

@@ -47,22 +47,9 @@ accel::Program readStream(const std::string &path, const ir::Kernel &kernel,
   return accel::fromJson(doc, kernel, target);
 }
 
-void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
-                      const schedule::KernelSchedule &schedule, const accel::Program *program,
-                      interp::Buffers &buffers, const std::string &tracePath, bool text,
-                      nlohmann::json &result) {
-  accel::SimOptions options;
-  options.tracePath = tracePath;
-  accel::SimResult r;
-  if (program) {
-    accel::Simulator sim(kernel, target, &buffers, options);
-    sim.layout(program->allocations);
-    for (const auto &op : program->ops)
-      sim.op(op);
-    r = sim.finish();
-  } else {
-    r = accel::simulate(kernel, target, schedule, &buffers, options);
-  }
+void reportSimulation(const ir::Kernel &kernel, const hw::Target &target,
+                      const schedule::KernelSchedule &schedule, const accel::SimResult &r,
+                      const std::string &tracePath, bool text, nlohmann::json &result) {
   double estimate = 0;
   bool anyMapped = false;
   for (const auto &ss : schedule.statements)

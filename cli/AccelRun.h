@@ -1,6 +1,6 @@
-// `isamap run --target ACCEL`: an instance's schedule emitted as an instruction stream and run
-// on the simulator (backends/accel/), reported as cycles, utilization, bytes per memory and a
-// trace, beside the cost model's estimate.
+// `isamap run --target ACCEL`: an instance's instruction stream run on the simulator
+// (backends/accel/), reported as cycles, utilization, bytes per memory and a trace, beside the
+// cost model's estimate.
 #pragma once
 
 #include "backends/accel/Simulator.h"
@@ -19,12 +19,10 @@ std::string tracePathFor(const std::string &path, const std::string &instance, b
 accel::Program readStream(const std::string &path, const ir::Kernel &kernel,
                           const hw::Target &target);
 
-// Simulates one instance (functionally, on `buffers`) and fills `result` with the figures;
-// prints them when `text`. Runs `program` when given, else the schedule's own stream. Throws
-// accel::Error.
-void simulateInstance(const ir::Kernel &kernel, const hw::Target &target,
-                      const schedule::KernelSchedule &schedule, const accel::Program *program,
-                      interp::Buffers &buffers, const std::string &tracePath, bool text,
-                      nlohmann::json &result);
+// The figures of one instance's simulation (pipeline::Executor ran it) into `result`, beside
+// the cost model's estimate from `schedule`; printed when `text`.
+void reportSimulation(const ir::Kernel &kernel, const hw::Target &target,
+                      const schedule::KernelSchedule &schedule, const accel::SimResult &r,
+                      const std::string &tracePath, bool text, nlohmann::json &result);
 
 } // namespace isam::cli

@@ -1,5 +1,7 @@
 #include "Common.h"
+#include "pipeline/Pipeline.h"
 
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -79,11 +81,17 @@ int selectionFailure(Session &session) {
   return 1;
 }
 
-int loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
-                  Format format, std::vector<ir::Kernel> &out, const char *verb) {
+namespace {
+
+// Loads `file` and selects its instances with `parse` and `instantiate`, the session's own or
+// the pipeline's stages.
+int selectInstances(
+    Session &session, const SelectorOptions &selector, Format format, std::vector<ir::Kernel> &out,
+    const char *verb, const std::function<bool()> &parse,
+    const std::function<std::vector<ir::Kernel>(const InstanceSelector &)> &instantiate) {
   InstanceSelector sel;
-  if (buildSelector(selector, sel, session.diagnostics()) && session.loadFile(file))
-    out = session.instances(sel);
+  if (buildSelector(selector, sel, session.diagnostics()) && parse())
+    out = instantiate(sel);
   if (!session.diagnostics().hasErrors() && out.empty() && verb)
     session.diagnostics().error("E0202", {},
                                 std::string("the file declares no instance to ") + verb +
@@ -93,6 +101,41 @@ int loadInstances(Session &session, const std::string &file, const SelectorOptio
     return 0;
   printDiagnostics(session, format);
   return selectionFailure(session);
+}
+
+} // namespace
+
+int loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
+                  Format format, std::vector<ir::Kernel> &out, const char *verb) {
+  return selectInstances(
+      session, selector, format, out, verb, [&] { return session.loadFile(file); },
+      [&](const InstanceSelector &sel) { return session.instances(sel); });
+}
+
+int loadInstances(pipeline::Pipeline &pipeline, const std::string &file,
+                  const SelectorOptions &selector, Format format, std::vector<ir::Kernel> &out,
+                  const char *verb) {
+  return selectInstances(
+      pipeline.session(), selector, format, out, verb, [&] { return pipeline.parse(file); },
+      [&](const InstanceSelector &sel) { return pipeline.instantiate(sel); });
+}
+
+void addPrintAfterOption(CLI::App &cmd, std::vector<std::string> &names) {
+  cmd.add_option("--print-after", names,
+                 "Print a stage's result to stderr: parse, sema, mapping, schedule, llvm-ir or "
+                 "asm (a comma-separated list, or repeated; 'list' lists the command's stages)");
+}
+
+int printAfterOption(const std::vector<std::string> &names, pipeline::Stage last,
+                     const std::string &command, std::set<pipeline::Stage> &out) {
+  std::string error;
+  auto stages = pipeline::parsePrintAfter(names, last, command, error);
+  if (!stages) {
+    std::cerr << "isamap " << command.substr(0, command.find(' ')) << ": " << error << "\n";
+    return 2;
+  }
+  out = std::move(*stages);
+  return 0;
 }
 
 namespace {

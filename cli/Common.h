@@ -3,10 +3,15 @@
 #pragma once
 
 #include "driver/Session.h"
+#include "pipeline/Stage.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+namespace isam::pipeline {
+class Pipeline;
+}
 
 namespace isam::cli {
 
@@ -61,6 +66,19 @@ int selectionFailure(Session &session);
 // failure too.
 int loadInstances(Session &session, const std::string &file, const SelectorOptions &selector,
                   Format format, std::vector<ir::Kernel> &out, const char *verb);
+// The same through the pipeline's parse and sema stages (which print what --print-after asks).
+int loadInstances(pipeline::Pipeline &pipeline, const std::string &file,
+                  const SelectorOptions &selector, Format format, std::vector<ir::Kernel> &out,
+                  const char *verb);
+
+// --print-after=STAGE (repeatable, or a comma-separated list), for the commands that run the
+// pipeline; its result goes to stderr (pipeline/Pipeline.h).
+void addPrintAfterOption(CLI::App &cmd, std::vector<std::string> &names);
+// The stages `names` asks for, in `out`; 0, or 2 after printing the usage error (an unknown
+// stage, one after `last` where `command` stops, or "list") that lists the stages. `command`
+// is the subcommand, and the mode that changes its stages if any ("run --interpret").
+int printAfterOption(const std::vector<std::string> &names, pipeline::Stage last,
+                     const std::string &command, std::set<pipeline::Stage> &out);
 
 // Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);

@@ -4,11 +4,8 @@
 // the JSON the simulator reads (stream).
 #include "Commands.h"
 #include "Common.h"
-#include "backends/accel/Emit.h"
-#include "backends/llvm/Emit.h"
-#include "source/FileIo.h"
+#include "pipeline/Pipeline.h"
 
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,11 +14,10 @@ namespace isam::cli {
 
 namespace {
 
-const std::map<std::string, backend::EmitKind> kKinds = {{"obj", backend::EmitKind::Object},
-                                                         {"asm", backend::EmitKind::Assembly},
-                                                         {"llvm", backend::EmitKind::LLVM},
-                                                         {"shared", backend::EmitKind::Shared},
-                                                         {"header", backend::EmitKind::Header}};
+const std::map<std::string, pipeline::Output> kKinds = {
+    {"obj", pipeline::Output::Object},    {"asm", pipeline::Output::Assembly},
+    {"llvm", pipeline::Output::LlvmIr},   {"shared", pipeline::Output::Shared},
+    {"header", pipeline::Output::Header}, {"stream", pipeline::Output::Stream}};
 
 const char *extension(const std::string &kind) {
   if (kind == "asm")
@@ -37,17 +33,123 @@ const char *extension(const std::string &kind) {
   return ".o";
 }
 
+struct CompileOptions {
+  std::string file, target, emit, output;
+  CommonOptions common;
+  SelectorOptions selector;
+  SearchOptions search;
+  std::vector<std::string> printAfter;
+  uint64_t seed = 1;
+};
+
+// What the target cannot emit is a usage error (2), found before any scheduling.
+int checkEmit(CompileOptions &o, const hw::Target &target) {
+  bool accelerator = pipeline::executorFor(&target) == pipeline::ExecutorKind::Simulator;
+  if (o.emit.empty())
+    o.emit = accelerator ? "asm" : "obj";
+  if (pipeline::canEmit(target, kKinds.at(o.emit)))
+    return 0;
+  if (accelerator)
+    std::cerr << "isamap compile: " << target.name
+              << " has no LLVM backend (it names no triple): --emit=asm writes its "
+                 "instruction listing, --emit=stream the stream's JSON\n";
+  else
+    std::cerr << "isamap compile: --emit=" << o.emit << " is an accelerator's instruction "
+              << "stream, and " << target.name
+              << " compiles to native code: use --emit=obj, asm, llvm, shared or header\n";
+  return 2;
+}
+
+// FILE's stem and the usual extension of what is written, in the current directory.
+std::string defaultOutput(const std::string &file, const std::string &emit) {
+  std::string stem = file.substr(file.find_last_of('/') + 1);
+  stem =
+      stem.substr(0, stem.rfind(".isam") == std::string::npos ? stem.size() : stem.rfind(".isam"));
+  return stem + extension(emit);
+}
+
+void report(const CompileOptions &o, const std::string &output, const hw::Target &target,
+            const std::vector<ir::Kernel> &kernels, double scheduleMs,
+            const backend::CompileTimes &times) {
+  double llvmMs = times.generateMs + times.optimizeMs + times.machineCodeMs;
+  bool llvm = pipeline::executorFor(&target) != pipeline::ExecutorKind::Simulator;
+  if (o.common.format == Format::Json) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto &k : kernels)
+      names.push_back(k.name);
+    nlohmann::json j = {{"output", output},
+                        {"emit", o.emit},
+                        {"target", target.name},
+                        {"kernels", names},
+                        {"scheduleMilliseconds", scheduleMs}};
+    if (llvm)
+      j["llvmMilliseconds"] = llvmMs;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << "wrote " << output << ": " << kernels.size() << " instance"
+            << (kernels.size() == 1 ? "" : "s") << " for " << target.name << " (map and schedule "
+            << scheduleMs << " ms";
+  if (llvm)
+    std::cout << ", LLVM " << llvmMs << " ms";
+  std::cout << ")\n";
+}
+
+int compileInstances(CompileOptions &o) {
+  pipeline::Options po;
+  if (int usage = printAfterOption(o.printAfter, pipeline::Stage::Asm, "compile", po.printAfter))
+    return usage;
+  po.target = o.target;
+  po.schedule = scheduleOptions(o.search, o.seed);
+  Session session(sessionOptions(o.common));
+  pipeline::Pipeline p(session, po);
+  std::vector<ir::Kernel> kernels;
+  if (int failed = loadInstances(p, o.file, o.selector, o.common.format, kernels, "compile"))
+    return failed;
+  const hw::Target *target = p.target();
+  if (!target) {
+    printDiagnostics(session, o.common.format);
+    return 1;
+  }
+  if (int usage = checkEmit(o, *target))
+    return usage;
+  if (std::string why = p.unprintable(); !why.empty()) {
+    std::cerr << "isamap compile: " << why << "\n";
+    return 2;
+  }
+  std::vector<pipeline::Scheduled> scheduled;
+  double scheduleMs = 0;
+  for (const auto &k : kernels) // each one, so that every instance's errors are reported
+    if (auto s = p.schedule(k)) {
+      scheduleMs += s->milliseconds;
+      scheduled.push_back(std::move(*s));
+    }
+  if (session.diagnostics().hasErrors()) {
+    printDiagnostics(session, o.common.format);
+    return 1;
+  }
+  std::vector<const pipeline::Scheduled *> code;
+  for (const auto &s : scheduled)
+    code.push_back(&s);
+  std::string output = o.output.empty() ? defaultOutput(o.file, o.emit) : o.output;
+  backend::CompileTimes times;
+  llvm::Error failed = p.printCode(code);
+  if (!failed)
+    failed = p.emit(code, kKinds.at(o.emit), output, &times);
+  if (failed) {
+    std::cerr << "isamap compile: " << llvm::toString(std::move(failed)) << "\n";
+    return 1;
+  }
+  report(o, output, *target, kernels, scheduleMs, times);
+  if (!session.diagnostics().all().empty())
+    printDiagnostics(session, Format::Text);
+  return 0;
+}
+
 } // namespace
 
 Action registerCompile(CLI::App &app) {
-  struct Options {
-    std::string file, target, emit, output;
-    CommonOptions common;
-    SelectorOptions selector;
-    SearchOptions search;
-    uint64_t seed = 1;
-  };
-  auto opts = std::make_shared<Options>();
+  auto opts = std::make_shared<CompileOptions>();
   auto *cmd = app.add_subcommand("compile", "Compile instances to native code");
   cmd->add_option("file", opts->file, "The .isam file")->required();
   cmd->add_option("-t,--target", opts->target, "Target name (e.g. host, x86_avx512, arm_neon)")
@@ -64,124 +166,8 @@ Action registerCompile(CLI::App &app) {
   addCommonOptions(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
-  return [opts]() {
-    Session session(sessionOptions(opts->common));
-    std::vector<ir::Kernel> kernels;
-    if (int failed = loadInstances(session, opts->file, opts->selector, opts->common.format,
-                                   kernels, "compile"))
-      return failed;
-    auto target = session.target(opts->target);
-    if (session.diagnostics().hasErrors() || !target) {
-      printDiagnostics(session, opts->common.format);
-      return 1;
-    }
-    bool accelerator = accel::isAccelerator(*target);
-    if (opts->emit.empty())
-      opts->emit = accelerator ? "asm" : "obj";
-    // What the target cannot emit is a usage error, found before any scheduling.
-    if (accelerator && opts->emit != "asm" && opts->emit != "stream") {
-      std::cerr << "isamap compile: " << target->name
-                << " has no LLVM backend (it names no triple): --emit=asm writes its "
-                   "instruction listing, --emit=stream the stream's JSON\n";
-      return 2;
-    }
-    if (!accelerator && !kKinds.count(opts->emit)) {
-      std::cerr << "isamap compile: --emit=" << opts->emit << " is an accelerator's instruction "
-                << "stream, and " << target->name
-                << " compiles to native code: use --emit=obj, asm, llvm, shared or header\n";
-      return 2;
-    }
-    auto start = std::chrono::steady_clock::now();
-    std::vector<schedule::KernelSchedule> schedules;
-    for (const auto &k : kernels)
-      schedules.push_back(session.schedule(k, *target, scheduleOptions(opts->search, opts->seed)));
-    if (session.diagnostics().hasErrors()) {
-      printDiagnostics(session, opts->common.format);
-      return 1;
-    }
-    double scheduleMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::vector<backend::KernelCode> code;
-    for (size_t i = 0; i < kernels.size(); ++i)
-      code.push_back({&kernels[i], &schedules[i]});
-    std::string output = opts->output;
-    if (output.empty()) {
-      std::string stem = opts->file.substr(opts->file.find_last_of('/') + 1);
-      stem = stem.substr(0, stem.rfind(".isam") == std::string::npos ? stem.size()
-                                                                     : stem.rfind(".isam"));
-      output = stem + extension(opts->emit);
-    }
-    backend::CompileTimes times;
-    if (accel::isAccelerator(*target)) {
-      // Streamed to the file as the ops are emitted: the listing of a large schedule is
-      // gigabytes (the whole program in memory was many times more).
-      OutputFile out;
-      std::string error;
-      if (!out.open(output, error)) {
-        std::cerr << "isamap compile: " << error << "\n";
-        return 1;
-      }
-      accel::TextOut write = [&out](std::string_view text) {
-        if (!out.write(text))
-          throw accel::Error(out.error());
-      };
-      try {
-        bool json = opts->emit == "stream", several = kernels.size() > 1;
-        if (json && several)
-          write("[");
-        for (size_t i = 0; i < kernels.size(); ++i) {
-          if (i)
-            write(json ? "," : "\n");
-          if (json) {
-            accel::JsonSink sink(kernels[i], *target, write);
-            accel::emit(kernels[i], *target, schedules[i], sink);
-            sink.finish();
-          } else {
-            accel::ListingSink sink(kernels[i], *target, write);
-            accel::emit(kernels[i], *target, schedules[i], sink);
-            sink.finish();
-          }
-        }
-        if (json)
-          write(several ? "]\n" : "\n");
-      } catch (const accel::Error &e) {
-        std::cerr << "isamap compile: " << e.what() << "\n";
-        return 1;
-      }
-      if (!out.commit(error)) {
-        std::cerr << "isamap compile: " << error << "\n";
-        return 1;
-      }
-    } else if (auto e = backend::emitFile(kKinds.at(opts->emit), *target, code, output, &times)) {
-      std::cerr << "isamap compile: " << llvm::toString(std::move(e)) << "\n";
-      return 1;
-    }
-    double llvmMs = times.generateMs + times.optimizeMs + times.machineCodeMs;
-    bool llvm = !accel::isAccelerator(*target);
-    if (opts->common.format == Format::Json) {
-      nlohmann::json names = nlohmann::json::array();
-      for (const auto &k : kernels)
-        names.push_back(k.name);
-      nlohmann::json j = {{"output", output},
-                          {"emit", opts->emit},
-                          {"target", target->name},
-                          {"kernels", names},
-                          {"scheduleMilliseconds", scheduleMs}};
-      if (llvm)
-        j["llvmMilliseconds"] = llvmMs;
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::cout << "wrote " << output << ": " << kernels.size() << " instance"
-                << (kernels.size() == 1 ? "" : "s") << " for " << target->name
-                << " (map and schedule " << scheduleMs << " ms";
-      if (llvm)
-        std::cout << ", LLVM " << llvmMs << " ms";
-      std::cout << ")\n";
-    }
-    if (!session.diagnostics().all().empty())
-      printDiagnostics(session, Format::Text);
-    return 0;
-  };
+  addPrintAfterOption(*cmd, opts->printAfter);
+  return [opts]() { return compileInstances(*opts); };
 }
 
 } // namespace isam::cli

@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "Common.h"
 #include "interp/Interpreter.h"
+#include "pipeline/Pipeline.h"
 #include "report/Json.h"
 #include "schedule/Execute.h"
 
@@ -19,6 +20,7 @@ Action registerSchedule(CLI::App &app) {
     CommonOptions common;
     SelectorOptions selector;
     SearchOptions searchOptions;
+    std::vector<std::string> printAfter;
     uint64_t seed = 1;
     bool check = false;
   };
@@ -32,24 +34,32 @@ Action registerSchedule(CLI::App &app) {
                 "Execute the schedule on random inputs and compare with the reference");
   addCommonOptions(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
+  addPrintAfterOption(*cmd, opts->printAfter);
   return [opts]() {
+    pipeline::Options po;
+    if (int usage = printAfterOption(opts->printAfter, pipeline::Stage::Schedule, "schedule",
+                                     po.printAfter))
+      return usage;
+    po.target = opts->target;
+    po.schedule = scheduleOptions(opts->searchOptions, opts->seed);
     Session session(sessionOptions(opts->common));
+    pipeline::Pipeline p(session, po);
     std::vector<ir::Kernel> kernels;
-    if (int failed = loadInstances(session, opts->file, opts->selector, opts->common.format,
-                                   kernels, "schedule"))
+    if (int failed =
+            loadInstances(p, opts->file, opts->selector, opts->common.format, kernels, "schedule"))
       return failed;
-    auto target = session.target(opts->target);
-    if (session.diagnostics().hasErrors() || !target) {
+    const hw::Target *target = p.target();
+    if (!target) {
       printDiagnostics(session, opts->common.format);
       return 1;
     }
-    schedule::ScheduleOptions so = scheduleOptions(opts->searchOptions, opts->seed);
     nlohmann::json results = nlohmann::json::array();
     bool failed = false;
     for (const auto &k : kernels) {
-      auto ks = session.schedule(k, *target, so);
-      if (session.diagnostics().hasErrors())
+      auto scheduled = p.schedule(k);
+      if (!scheduled)
         break;
+      const schedule::KernelSchedule &ks = scheduled->schedule;
       nlohmann::json j = report::scheduleJson(ks, k, *target);
       if (opts->common.format == Format::Text)
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";

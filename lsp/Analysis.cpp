@@ -146,7 +146,9 @@ const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopF
     size_t before = diags.errorCount(), first = diags.all().size();
     auto ks = session_->schedule(*k, *t, options, {}, known);
     std::optional<schedule::KernelSchedule> result;
-    if (diags.errorCount() == before)
+    // A block with an error (reported by the full check) pins less than it says.
+    const ast::KernelDecl *decl = kernelDecl(s.kernel);
+    if (diags.errorCount() == before && (!decl || session_->schedulePins(*decl).ok))
       result = std::move(ks);
     auto &errors = scheduleErrors_[key(s)];
     for (size_t i = first; i < diags.all().size(); ++i)
@@ -176,7 +178,8 @@ std::vector<Diagnostic> Analysis::mappingDiagnostics(const StopFn &stop) {
 std::vector<Diagnostic> Analysis::scheduleDiagnostics(const StopFn &stop) {
   std::vector<Diagnostic> out;
   for (const auto &k : mainAst().kernels) {
-    if (k.schedules.empty())
+    // Only pins are checked against the target; the blocks' own problems are the full check's.
+    if (session_->schedulePins(k).statements.empty())
       continue;
     if (stop && stop())
       return {};

@@ -77,10 +77,10 @@ public:
                                            std::string *problem = nullptr);
   // Info diagnostics for the document's statements no instruction of the target runs.
   std::vector<Diagnostic> mappingDiagnostics(const StopFn &stop = {});
-  // The problems of the document's `schedule` blocks (E0701-E0704: a misspelt item, a pin
-  // that cannot work), which only scheduling finds: each kernel of the document that has such
-  // blocks is scheduled for its default instance on the configured target. The blocks of a
-  // kernel without an instance are not checked.
+  // The problems of the document's schedule pins on the configured target (E0701-E0703: an
+  // instruction that cannot run the statement, a pin no mapping fits or no schedule meets),
+  // which only scheduling finds: each kernel of the document that pins something is scheduled
+  // for its default instance. The blocks' own problems (E0704, E0705) are the full check's.
   std::vector<Diagnostic> scheduleDiagnostics(const StopFn &stop = {});
 
   // The statement of the document at `offset`: its kernel and position among the kernel's

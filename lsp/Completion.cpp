@@ -1,6 +1,7 @@
 #include "lsp/Completion.h"
 #include "lsp/Convert.h"
 
+#include "sema/ScheduleKeys.h"
 #include "sema/Sema.h"
 #include "syntax/Tokens.h"
 
@@ -74,8 +75,9 @@ void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t o
   }
   for (const auto &block : k.schedules)
     if (within(block.range, offset)) {
-      for (const char *key : {"map", "tile", "order", "parallel"})
-        items.add(key, Keyword, "schedule item");
+      for (const auto &key : sema::kScheduleKeys)
+        items.add(std::string(key.name), Keyword,
+                  std::string(key.syntax) + " (" + std::string(key.doc) + ")");
       if (const hw::Target *t = a.target()) {
         for (const auto &m : t->memories)
           items.add(m.name, Struct, "memory of " + t->name);

@@ -8,7 +8,7 @@
 #include "lsp/ProtocolJson.h"
 
 #include "backends/accel/Emit.h"
-#include "backends/llvm/Emit.h"
+#include "pipeline/Pipeline.h"
 #include "report/Json.h"
 #include "viz/HardwareGraph.h"
 #include "viz/KernelGraph.h"
@@ -16,8 +16,6 @@
 #include "viz/Render.h"
 #include "viz/ScheduleGraph.h"
 #include "viz/Viz.h"
-
-#include <chrono>
 
 namespace isam::lsp {
 
@@ -202,38 +200,20 @@ json targetCodeRequest(Call &call) {
     return unavailable(problem);
   }
   const ir::Kernel &k = *a->instance(f.subject);
-  if (stream) {
-    // The accelerator's instruction listing, from the description's asm templates.
-    auto start = std::chrono::steady_clock::now();
-    std::string text;
-    try {
-      text = accel::listing(accel::program(k, *t, *ks), k, *t);
-    } catch (const accel::Error &e) {
-      call.progressEnd();
-      return unavailable(std::string("no instruction stream: ") + e.what());
-    }
-    call.progressEnd();
-    json j = about(f, k, t->name, irStatementOf(f, k));
-    j["kind"] = kind;
-    j["text"] = text;
-    j["compileMs"] = {
-        {"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                     .count()}};
-    return j;
-  }
-  backend::CompileTimes times;
-  auto text =
-      backend::emitText(kind == "asm" ? backend::EmitKind::Assembly : backend::EmitKind::LLVM, *t,
-                        {{&k, ks}}, &times);
+  auto code = pipeline::codeText(
+      *t, {{&k, ks}}, kind == "asm" ? pipeline::Output::Assembly : pipeline::Output::LlvmIr);
   call.progressEnd();
-  if (!text)
-    return unavailable("code generation failed: " + llvm::toString(text.takeError()));
+  if (!code)
+    return unavailable(llvm::toString(code.takeError()));
   json j = about(f, k, t->name, irStatementOf(f, k));
   j["kind"] = kind;
-  j["text"] = *text;
-  j["compileMs"] = {{"generate", times.generateMs},
-                    {"optimize", times.optimizeMs},
-                    {"machineCode", times.machineCodeMs}};
+  j["text"] = code->text;
+  if (stream)
+    j["compileMs"] = {{"emit", code->emitMs}};
+  else
+    j["compileMs"] = {{"generate", code->llvm.generateMs},
+                      {"optimize", code->llvm.optimizeMs},
+                      {"machineCode", code->llvm.machineCodeMs}};
   return j;
 }
 

@@ -5,9 +5,9 @@
 // document's quiet period, and only when it passes is the document analysed. Work for a version
 // that has been superseded stops at the next stage boundary, and diagnostics are published only
 // for the version that is still current when they are ready, so a client never sees results for
-// text it no longer has. Syntax and semantic diagnostics are published first; mapping
-// diagnostics and the problems of `schedule` blocks follow, published together with them, once
-// the mapper and the scheduler have run.
+// text it no longer has. Syntax and semantic diagnostics (schedule blocks' included) are
+// published first; mapping diagnostics and the problems of schedule pins on the configured
+// target follow, published together with them, once the mapper and the scheduler have run.
 //
 // Editing a document re-analyses the open documents that import it (directly or not). An
 // analysis is current only while the document's text, the settings and the open documents it

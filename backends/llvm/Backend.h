@@ -4,11 +4,16 @@
 // ABI of the generated code. Each kernel instance is an exported C function
 //     void NAME(const T *in1, ..., T *out1, ...);
 // with the kernel's inputs then outputs in declaration order, dense row-major, no alignment
-// required; outputs are fully overwritten. A companion `void NAME__args(void *const *args)`
-// takes the same pointers as an array (for callers that only know the arity at run time: the
-// JIT, the benchmarks). Parallel loops run on the target's `cores` threads through the OpenMP
-// runtime (libgomp); the environment variable ISAMAP_NUM_THREADS, read at each call, overrides
-// the count. Locals and large staging buffers are heap-allocated per call.
+// required; outputs are fully overwritten. Two companions take the same pointers as an array
+// (for callers that only know the arity at run time: the JIT, the benchmarks, the cross driver):
+//     void NAME__args(void *const *args);
+//     void NAME__args_threads(void *const *args, int threads);
+// Parallel loops run through the OpenMP runtime (libgomp) on `threads` threads when that is
+// positive; otherwise (and always from NAME and NAME__args) on ISAMAP_NUM_THREADS threads when
+// that environment variable, read at each call, is a positive count, else on the target's
+// `cores`. The variable is for programs that link the generated code and have no other way to
+// choose; isamap itself passes its count as the argument. Locals and large staging buffers are
+// heap-allocated per call.
 //
 // Contract: for any schedule the scheduler produces, the generated function computes what the
 // reference interpreter computes, within interp::tolerance().

@@ -56,7 +56,7 @@ public:
   Generator(llvm::Module &m, const hw::Target &t, const ir::Kernel &k)
       : m_(m), t_(t), k_(k), b_(m.getContext()), v_(b_, m) {}
 
-  // The kernel's exported function and its __args companion.
+  // The kernel's body (taking a thread count) and its exported entry points (Backend.h).
   void generate(const schedule::KernelSchedule &ks);
 
 private:
@@ -76,7 +76,7 @@ private:
   void setAttributes(llvm::Function *f);
   Value *allocate(uint64_t bytes, const std::string &name);
   void finishScope();
-  Value *threadCount();
+  Value *threadCount(Value *requested);
 
   // Emits body(iv) for iv in [0, count); inline when count is 1 or `unroll`.
   void loop(Value *count, const std::function<void(Value *)> &body);
@@ -149,24 +149,29 @@ void Generator::finishScope() {
   b_.CreateRetVoid();
 }
 
-// ISAMAP_NUM_THREADS when set to a positive count, else the target's cores.
-Value *Generator::threadCount() {
+// `requested` when positive (the caller's count), else ISAMAP_NUM_THREADS when set to a positive
+// count, else the target's cores. The variable is read only when the caller gives no count.
+Value *Generator::threadCount(Value *requested) {
   llvm::FunctionCallee getenv = m_.getOrInsertFunction("getenv", ptrTy(), ptrTy());
   llvm::FunctionCallee atoi = m_.getOrInsertFunction("atoi", b_.getInt32Ty(), ptrTy());
-  Value *name = b_.CreateGlobalStringPtr("ISAMAP_NUM_THREADS", "isamap.env");
-  Value *env = b_.CreateCall(getenv, {name});
+  Value *cores = b_.getInt32(std::max<uint32_t>(1, t_.cores));
   llvm::BasicBlock *from = b_.GetInsertBlock();
+  auto *lookup = llvm::BasicBlock::Create(ctx(), "threads.env", scope_.fn);
   auto *parse = llvm::BasicBlock::Create(ctx(), "threads.parse", scope_.fn);
   auto *done = llvm::BasicBlock::Create(ctx(), "threads.done", scope_.fn);
+  b_.CreateCondBr(b_.CreateICmpSGT(requested, b_.getInt32(0)), done, lookup);
+  b_.SetInsertPoint(lookup);
+  Value *name = b_.CreateGlobalStringPtr("ISAMAP_NUM_THREADS", "isamap.env");
+  Value *env = b_.CreateCall(getenv, {name});
   b_.CreateCondBr(b_.CreateIsNull(env), done, parse);
   b_.SetInsertPoint(parse);
   Value *n = b_.CreateCall(atoi, {env});
-  Value *cores = b_.getInt32(std::max<uint32_t>(1, t_.cores));
   Value *chosen = b_.CreateSelect(b_.CreateICmpSGT(n, b_.getInt32(0)), n, cores);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  auto *phi = b_.CreatePHI(b_.getInt32Ty(), 2, "threads");
-  phi->addIncoming(cores, from);
+  auto *phi = b_.CreatePHI(b_.getInt32Ty(), 3, "threads");
+  phi->addIncoming(requested, from);
+  phi->addIncoming(cores, lookup);
   phi->addIncoming(chosen, parse);
   return phi;
 }
@@ -944,9 +949,14 @@ llvm::Function *Generator::kernelFunction() {
       params.push_back(ptrTy());
       argTensors.push_back(t);
     }
+  // The body takes the thread count last; the exported entry points (generate) call it.
+  params.push_back(b_.getInt32Ty());
   auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-  auto *fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, symbolName(k_), m_);
+  auto *fn =
+      llvm::Function::Create(fnTy, llvm::Function::InternalLinkage, symbolName(k_) + ".run", m_);
   setAttributes(fn);
+  // Three small entry points call it: one copy of a large body, not three.
+  fn->addFnAttr(llvm::Attribute::NoInline);
   for (size_t a = 0; a < argTensors.size(); ++a) {
     fn->getArg(unsigned(a))->setName(k_.tensors[argTensors[a]].name);
     // Inputs and outputs never overlap: the ABI says so, and it lets loads move past stores.
@@ -970,26 +980,51 @@ llvm::Function *Generator::kernelFunction() {
     if (ir::startsZeroed(k_, int(t)))
       b_.CreateMemSet(scope_.tensors[t], b_.getInt8(0), b_.getInt64(bytes), llvm::MaybeAlign(1));
   }
-  threads_ = threadCount();
+  threads_ = threadCount(fn->getArg(unsigned(argTensors.size())));
   return fn;
 }
 
 void Generator::generate(const schedule::KernelSchedule &ks) {
-  llvm::Function *fn = kernelFunction();
+  llvm::Function *body = kernelFunction();
   for (const auto &ss : ks.statements)
     statement(ss);
   finishScope();
-  auto *wrapTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-  auto *wrap =
-      llvm::Function::Create(wrapTy, llvm::Function::ExternalLinkage, fn->getName() + "__args", m_);
-  setAttributes(wrap);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx(), "entry", wrap));
+  unsigned arity = unsigned(body->arg_size() - 1);
+  std::string symbol = symbolName(k_);
+  auto entry = [&](const std::string &name, std::vector<llvm::Type *> params) {
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                     llvm::Function::ExternalLinkage, name, m_);
+    setAttributes(f);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx(), "entry", f));
+    return f;
+  };
+  // NAME(in..., out...): the arrays as parameters; the default thread count.
+  std::vector<llvm::Type *> pointers(arity, ptrTy());
+  llvm::Function *plain = entry(symbol, pointers);
   std::vector<Value *> args;
-  for (unsigned a = 0; a < fn->arg_size(); ++a)
-    args.push_back(
-        b_.CreateLoad(ptrTy(), b_.CreateConstInBoundsGEP1_64(ptrTy(), wrap->getArg(0), a)));
-  b_.CreateCall(fn, args);
+  for (unsigned a = 0; a < arity; ++a) {
+    plain->getArg(a)->setName(body->getArg(a)->getName());
+    plain->addParamAttr(a, llvm::Attribute::NoAlias);
+    plain->addParamAttr(a, llvm::Attribute::NoCapture);
+    args.push_back(plain->getArg(a));
+  }
+  args.push_back(b_.getInt32(0));
+  b_.CreateCall(body, args);
   b_.CreateRetVoid();
+  // NAME__args(args) and NAME__args_threads(args, threads): the arrays as a list.
+  for (bool withThreads : {false, true}) {
+    std::vector<llvm::Type *> params = {ptrTy()};
+    if (withThreads)
+      params.push_back(b_.getInt32Ty());
+    llvm::Function *f = entry(symbol + (withThreads ? "__args_threads" : "__args"), params);
+    args.clear();
+    for (unsigned a = 0; a < arity; ++a)
+      args.push_back(
+          b_.CreateLoad(ptrTy(), b_.CreateConstInBoundsGEP1_64(ptrTy(), f->getArg(0), a)));
+    args.push_back(withThreads ? static_cast<Value *>(f->getArg(1)) : b_.getInt32(0));
+    b_.CreateCall(body, args);
+    b_.CreateRetVoid();
+  }
 }
 
 } // namespace
@@ -1043,7 +1078,7 @@ llvm::Error checkSymbols(const std::vector<KernelCode> &kernels) {
           "instance '%s' would be the C symbol '%s', which is %s; rename the instance",
           kc.kernel->name.c_str(), name.c_str(),
           keywords.count(name) ? "a C keyword" : "a C library function the generated code calls");
-    for (const std::string &symbol : {name, name + "__args"}) {
+    for (const std::string &symbol : {name, name + "__args", name + "__args_threads"}) {
       auto [it, fresh] = taken.emplace(symbol, kc.kernel->name);
       if (!fresh)
         return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -72,7 +72,8 @@ llvm::Expected<std::string> readFile(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// The driver: reads each argument's file, calls the kernel REPEAT times, writes the outputs.
+// The driver: reads each argument's file, calls the kernel REPEAT times on THREADS threads (0:
+// the generated code's default), writes the outputs.
 std::string driverSource(const std::string &entry, bool halfHelpers) {
   return (halfHelpers ? halfFloatHelpersSource() : std::string()) + R"(#include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ std::string driverSource(const std::string &entry, bool halfHelpers) {
 #include <time.h>
 
 void )" + entry +
-         R"((void *const *args);
+         R"((void *const *args, int threads);
 
 static double nowMs(void) {
   struct timespec t;
@@ -94,14 +95,15 @@ static void die(const char *what, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3)
-    die("usage:", "REPEAT TIMES_FILE K:PATH...");
+  if (argc < 4)
+    die("usage:", "REPEAT THREADS TIMES_FILE K:PATH...");
   long repeat = atol(argv[1]);
-  int n = argc - 3;
+  int threads = atoi(argv[2]);
+  int n = argc - 4;
   void **args = calloc((size_t)n + 1, sizeof(void *));
   long *sizes = calloc((size_t)n + 1, sizeof(long));
   for (int i = 0; i < n; ++i) {
-    const char *path = strchr(argv[3 + i], ':') + 1;
+    const char *path = strchr(argv[4 + i], ':') + 1;
     FILE *f = fopen(path, "rb");
     if (!f)
       die("cannot open", path);
@@ -113,21 +115,21 @@ int main(int argc, char **argv) {
       die("cannot read", path);
     fclose(f);
   }
-  FILE *times = fopen(argv[2], "w");
+  FILE *times = fopen(argv[3], "w");
   if (!times)
-    die("cannot open", argv[2]);
+    die("cannot open", argv[3]);
   for (long r = 0; r < repeat; ++r) {
     double start = nowMs();
     )" + entry +
-         R"((args);
+         R"((args, threads);
     fprintf(times, "%.9g\n", nowMs() - start);
   }
   if (fclose(times) != 0)
-    die("cannot write", argv[2]);
+    die("cannot write", argv[3]);
   for (int i = 0; i < n; ++i) {
-    if (argv[3 + i][0] == 'i' && argv[3 + i][1] == ':')
+    if (argv[4 + i][0] == 'i' && argv[4 + i][1] == ':')
       continue;
-    const char *path = strchr(argv[3 + i], ':') + 1;
+    const char *path = strchr(argv[4 + i], ':') + 1;
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(args[i], 1, (size_t)sizes[i], f) != (size_t)sizes[i] || fclose(f) != 0)
       die("cannot write", path);
@@ -331,14 +333,14 @@ CrossRunner::~CrossRunner() {
 llvm::Expected<std::vector<double>> CrossRunner::run(const ir::Kernel &kernel,
                                                      const schedule::KernelSchedule &schedule,
                                                      interp::Buffers &buffers, size_t repeat,
-                                                     CompileTimes *times) {
+                                                     CompileTimes *times, unsigned threads) {
   std::string base = dir_ + "/k" + std::to_string(runs_++);
   std::string object = base + ".o", source = base + "-driver.c", program = base + "-prog";
   std::string errPath = base + ".stderr", timesPath = base + ".times";
   std::vector<KernelCode> code = {{&kernel, &schedule}};
   if (auto e = emitFile(EmitKind::Object, target_, code, object, times))
     return e;
-  std::string entry = symbolName(kernel) + "__args";
+  std::string entry = symbolName(kernel) + "__args_threads";
   std::string driver = driverSource(entry, halfHelpers_);
   if (auto e = writeFile(source, driver.data(), driver.size()))
     return e;
@@ -349,7 +351,7 @@ llvm::Expected<std::vector<double>> CrossRunner::run(const ir::Kernel &kernel,
   NativeBuffers native = toNative(kernel, buffers);
   std::vector<std::string> argv = {emulator_};
   argv.insert(argv.end(), emulatorArgs_.begin(), emulatorArgs_.end());
-  argv.insert(argv.end(), {program, std::to_string(repeat), timesPath});
+  argv.insert(argv.end(), {program, std::to_string(repeat), std::to_string(threads), timesPath});
   std::vector<std::pair<size_t, std::string>> outputs; // tensor index, file
   for (size_t t = 0; t < kernel.tensors.size(); ++t) {
     ir::TensorRole role = kernel.tensors[t].role;

@@ -21,14 +21,14 @@
 // Files. Everything (object, driver source, executable, input and output tensors) lives in one
 // private temporary directory, removed when the CrossRunner is destroyed.
 //
-// Protocol with the driver: `prog REPEAT TIMES_FILE K:PATH...`, one K:PATH per ABI argument in
-// order, K being `i` (read before the call), `o` (written after the last call) or `io` (both).
+// Protocol with the driver: `prog REPEAT THREADS TIMES_FILE K:PATH...`, one K:PATH per ABI argument
+// in order, K being `i` (read before the call), `o` (written after the last call) or `io` (both).
 // Each file holds the argument's elements exactly as NativeBuffers stores them (outputs start
 // as the 0xFF bytes toNative gives them, so a skipped element is caught). The driver calls
-// NAME__args REPEAT times and writes each call's wall time in milliseconds, one per line, to
-// TIMES_FILE. These times are the emulator's, not the target's: callers must label them so.
-// The driver is killed after the options' timeout (600 s). A run that fails says whether the
-// emulator exited with a status, was killed by a signal (a crash: "crashed (SIGSEGV,
+// NAME__args_threads(args, THREADS) REPEAT times and writes each call's wall time in milliseconds,
+// one per line, to TIMES_FILE. These times are the emulator's, not the target's: callers must label
+// them so. The driver is killed after the options' timeout (600 s). A run that fails says whether
+// the emulator exited with a status, was killed by a signal (a crash: "crashed (SIGSEGV,
 // Segmentation fault)") or timed out.
 #pragma once
 
@@ -73,11 +73,12 @@ public:
   CrossRunner &operator=(const CrossRunner &) = delete;
 
   // Compiles, links and runs one instance on `buffers` (the interpreter's, inputs filled) and
-  // reads its outputs back into `buffers`. Returns each call's time (emulated, milliseconds).
+  // reads its outputs back into `buffers`, on `threads` threads (0: the generated code's default,
+  // Backend.h). Returns each call's time (emulated, milliseconds).
   llvm::Expected<std::vector<double>> run(const ir::Kernel &kernel,
                                           const schedule::KernelSchedule &schedule,
                                           interp::Buffers &buffers, size_t repeat,
-                                          CompileTimes *times = nullptr);
+                                          CompileTimes *times = nullptr, unsigned threads = 0);
 
   // The emulator's name (e.g. "qemu-aarch64"), for labelling the timings.
   const std::string &emulatorName() const { return emulatorName_; }

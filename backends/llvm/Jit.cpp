@@ -100,11 +100,11 @@ llvm::Expected<EntryFn> Jit::add(const ir::Kernel &kernel, const schedule::Kerne
   if (auto e = jit_->addIRModule(
           *lib, llvm::orc::ThreadSafeModule(std::move(*module), std::move(context))))
     return e;
-  auto symbol = jit_->lookup(*lib, symbolName(kernel) + "__args");
+  auto symbol = jit_->lookup(*lib, symbolName(kernel) + "__args_threads");
   if (!symbol)
     return symbol.takeError();
   t.machineCodeMs = msSince(start);
-  return symbol->toPtr<EntryFn>();
+  return EntryFn(symbol->toPtr<EntryFn::Fn>());
 }
 
 } // namespace isam::backend

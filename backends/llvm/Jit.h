@@ -5,10 +5,28 @@
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 
+#include <cstddef>
+
 namespace isam::backend {
 
-// Array-of-arguments entry point: args[i] is the i-th input or output, declaration order.
-using EntryFn = void (*)(void *const *args);
+// A compiled instance's entry point (NAME__args_threads, Backend.h): args[i] is the i-th input
+// or output, declaration order.
+class EntryFn {
+public:
+  using Fn = void (*)(void *const *args, int threads);
+  EntryFn() = default;
+  EntryFn(std::nullptr_t) {}
+  explicit EntryFn(Fn fn) : fn_(fn) {}
+  // Runs the instance on `threads` threads; 0: ISAMAP_NUM_THREADS if that is a positive count,
+  // else the target's cores.
+  void operator()(void *const *args, unsigned threads = 0) const { fn_(args, int(threads)); }
+  explicit operator bool() const { return fn_ != nullptr; }
+  bool operator==(std::nullptr_t) const { return fn_ == nullptr; }
+  bool operator==(const EntryFn &) const = default;
+
+private:
+  Fn fn_ = nullptr;
+};
 
 class Jit {
 public:

@@ -56,6 +56,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0702", "schedule pin does not fit the mapping"},
       {"E0703", "no schedule satisfies the pins"},
       {"E0704", "malformed schedule block"},
+      {"E0705", "schedule pin does not fit the statement"},
       {"E0901", "internal error: the compute IR breaks an invariant"},
       {"E0902", "internal error: a mapping breaks an invariant"},
       {"E0903", "internal error: a schedule breaks an invariant"},

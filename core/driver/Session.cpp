@@ -239,6 +239,9 @@ void Session::checkAll() {
       if (!kernelOk_.count(k.name.name))
         kernelOk_[k.name.name] = sema::checkKernel(k, diags_);
   for (const auto &f : files_)
+    for (const auto &k : f->kernels)
+      schedulePins(k);
+  for (const auto &f : files_)
     for (const auto &i : f->instances) {
       auto it = kernelOk_.find(i.kernel.name);
       if (it == kernelOk_.end() || it->second)
@@ -441,61 +444,33 @@ std::vector<mapping::StatementMappings> Session::mappings(const ir::Kernel &kern
 
 namespace {
 
-// `schedule { ... }` blocks to pins, with a diagnostic for what cannot be a pin.
-schedule::StatementPins pinsOf(const ast::KernelDecl &k, DiagnosticSink &diags) {
+// The scheduler's pins from sema's checked ones: names and sizes as they are, nothing checked.
+schedule::StatementPins schedulePinsOf(const sema::KernelPins &checked) {
   schedule::StatementPins out;
-  for (const auto &block : k.schedules) {
-    if (block.afterStatement == 0) {
-      diags.error("E0704", block.range,
-                  "a schedule block pins the statement written before it; "
-                  "this one has none");
-      continue;
-    }
-    auto &[pins, range] = out[block.afterStatement - 1];
-    range = block.range;
-    for (const auto &item : block.items) {
-      const std::string &key = item.key.name;
-      auto names = [&] {
-        std::vector<std::string> v;
-        for (const auto &x : item.values)
-          if (x.name)
-            v.push_back(x.name->name);
-        return v;
-      };
-      if (key == "map" && item.values.size() == 1 && item.values[0].name && !item.level) {
-        pins.instruction = item.values[0].name->name;
-      } else if (key == "parallel" && item.values.size() == 1 && item.values[0].name &&
-                 !item.level) {
-        pins.parallel = item.values[0].name->name;
-      } else if (key == "order" && item.level) {
-        pins.order[item.level->name] = names();
-      } else if (key == "tile" && item.level) {
-        bool ok = true;
-        for (const auto &x : item.values)
-          ok = ok && x.name && x.number && *x.number == std::floor(*x.number) && *x.number > 0;
-        if (!ok) {
-          diags.error("E0704", item.range,
-                      "write tiles as `tile MEMORY: index SIZE, ...;` with "
-                      "positive whole sizes");
-          continue;
-        }
-        for (const auto &x : item.values)
-          pins.tiles[item.level->name][x.name->name] = int64_t(*x.number);
-      } else {
-        auto &d =
-            diags.error("E0704", item.range,
-                        "unknown schedule item; write `map INSTR;`, `tile MEMORY: i N, ...;`, "
-                        "`order MEMORY: i, j, ...;` or `parallel: i;`");
-        if (auto m = closestMatch(key, {"map", "tile", "order", "parallel"});
-            !m.empty() && m != key)
-          d.fix(item.key.range, m);
-      }
-    }
+  for (const auto &[statement, p] : checked.statements) {
+    auto &[pins, range] = out[statement];
+    range = p.range;
+    if (p.instruction)
+      pins.instruction = p.instruction->name;
+    for (const auto &t : p.tiles)
+      pins.tiles[t.memory.name][t.index.name] = t.size;
+    for (const auto &o : p.orders)
+      for (const auto &i : o.indices)
+        pins.order[o.memory.name].push_back(i.name);
+    if (p.parallel)
+      pins.parallel = p.parallel->name;
   }
   return out;
 }
 
 } // namespace
+
+const sema::KernelPins &Session::schedulePins(const ast::KernelDecl &kernel) {
+  auto it = pins_.find(&kernel);
+  if (it == pins_.end())
+    it = pins_.emplace(&kernel, sema::checkScheduleBlocks(kernel, diags_)).first;
+  return it->second;
+}
 
 schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::Target &target,
                                            const schedule::ScheduleOptions &options,
@@ -503,7 +478,7 @@ schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::T
                                            const std::vector<mapping::StatementMappings> *known) {
   schedule::StatementPins pins;
   if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
-    pins = pinsOf(*it->second, diags_);
+    pins = schedulePinsOf(schedulePins(*it->second));
   std::vector<mapping::StatementMappings> computed;
   if (!known)
     computed = mappings(kernel, target, mapOptions);

@@ -12,6 +12,7 @@
 #include "ir/Compute.h"
 #include "mapping/Mapping.h"
 #include "schedule/Scheduler.h"
+#include "sema/ScheduleBlocks.h"
 #include "sema/Sema.h"
 #include "syntax/Ast.h"
 #include "syntax/ParseCache.h"
@@ -66,7 +67,8 @@ public:
   const ast::File *mainFile() const { return files_.empty() ? nullptr : files_.front().get(); }
   std::vector<const ast::File *> files() const;
 
-  // Runs every semantic check: kernels, instances, targets and systems of all loaded files.
+  // Runs every semantic check: kernels (their schedule blocks included), instances, targets and
+  // systems of all loaded files.
   void checkAll();
 
   const sema::Symbols &symbols();
@@ -81,8 +83,12 @@ public:
   std::vector<mapping::StatementMappings> mappings(const ir::Kernel &kernel,
                                                    const hw::Target &target,
                                                    const mapping::MapOptions &options = {});
+  // What the kernel's `schedule` blocks pin, checked by sema (sema/ScheduleBlocks.h) once per
+  // session: checkAll and the first schedule of the kernel report their problems.
+  const sema::KernelPins &schedulePins(const ast::KernelDecl &kernel);
   // The schedule of every statement of `kernel` on `target`, honouring the kernel's `schedule`
-  // blocks (a block pins decisions for the statement written just before it).
+  // blocks (a block pins decisions for the statement written just before it); what the pins
+  // ask of the target is checked here (E0701-E0703).
   // `known`, when given, are the kernel's mappings onto `target` computed before (editors keep
   // them), so that they are not computed again.
   schedule::KernelSchedule schedule(const ir::Kernel &kernel, const hw::Target &target,
@@ -115,6 +121,7 @@ private:
   std::map<std::string, FileId> loaded_; // canonical path to file
   std::optional<sema::Symbols> symbols_;
   std::map<std::string, bool> kernelOk_;
+  std::map<const ast::KernelDecl *, sema::KernelPins> pins_;
   std::map<std::string, std::optional<hw::Target>> targets_;
   std::vector<std::string> allowedRoots_; // canonical: importRoots and the shipped hwdesc/
 };

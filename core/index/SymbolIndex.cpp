@@ -1,11 +1,13 @@
 // Name resolution over ASTs (see SymbolIndex.h). The rules are sema's: sema/Kernels.cpp (top-level
 // names, kernel scopes, implicit locals), sema/Lowering.cpp (in a statement, a name is a size
 // parameter, else a tensor, else an index of that statement) and sema/Hardware.cpp (targets,
-// property blocks, instructions, systems); driver/Session.cpp reads `schedule` blocks.
+// property blocks, instructions, systems) and sema/ScheduleBlocks.cpp (`schedule` blocks).
 #include "index/SymbolIndex.h"
 
 #include "ir/Compute.h"
+#include "sema/ScheduleKeys.h"
 #include "sema/Sema.h"
+#include "syntax/Tokens.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -50,18 +52,6 @@ namespace {
 
 using ExprKind = ast::Expr::Kind;
 
-bool oneOf(std::string_view word, std::initializer_list<std::string_view> words) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
-// The grammar's keywords (grammar/Isam.g4): never identifiers.
-bool isKeyword(std::string_view w) {
-  return oneOf(w,
-               {"import", "kernel", "instance",  "local",  "where", "in",     "schedule", "target",
-                "llvm",   "memory", "registers", "unit",   "instr", "move",   "on",       "out",
-                "inout",  "cost",   "asm",       "system", "host",  "device", "shared",   "link"});
-}
-
 bool isIdentifier(std::string_view w) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (w.empty() || !alpha(w[0]))
@@ -86,10 +76,6 @@ using Block = sema::PropertyBlock;
 bool isPropertyKey(Block b, std::string_view key) {
   auto keys = sema::propertyKeys(b);
   return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
-bool isScheduleKey(std::string_view w) {
-  return oneOf(w, {"map", "tile", "order", "parallel"});
 }
 
 // ---- short texts for details ------------------------------------------------------------------
@@ -573,7 +559,7 @@ private:
       schedule(b, statements);
   }
 
-  // A `schedule` block pins the statement written before it (driver/Session.cpp pinsOf). Its
+  // A `schedule` block pins the statement written before it (sema/ScheduleBlocks.h). Its
   // levels and instructions belong to the target the kernel is scheduled for, which the file
   // does not say: the target declaring the block's `map` instruction is preferred, else the
   // first loaded target that declares the name.
@@ -582,15 +568,19 @@ private:
                                ? &statements[b.afterStatement - 1]
                                : nullptr;
     const TargetInfo *preferred = nullptr;
+    auto isMap = [](const ast::ScheduleItem &item) {
+      const sema::ScheduleKeyInfo *key = sema::scheduleKey(item.key.name);
+      return key && key->key == sema::ScheduleKey::Map;
+    };
     for (const auto &item : b.items)
-      if (item.key.name == "map")
+      if (isMap(item))
         for (const auto &v : item.values)
           for (const TargetInfo &t : targets_)
             if (v.name && !preferred && t.instrs.find(v.name->name) >= 0)
               preferred = &t;
     for (const auto &item : b.items) {
-      mark(item.key.range,
-           isScheduleKey(item.key.name) ? OccurrenceKind::ScheduleKey : OccurrenceKind::Unresolved);
+      mark(item.key.range, sema::scheduleKey(item.key.name) ? OccurrenceKind::ScheduleKey
+                                                            : OccurrenceKind::Unresolved);
       if (item.level) {
         int m = preferred ? preferred->memories.find(item.level->name) : -1;
         for (size_t t = 0; t < targets_.size() && m < 0; ++t)
@@ -601,7 +591,7 @@ private:
         if (!v.name)
           continue;
         int s = -1;
-        if (item.key.name == "map") {
+        if (isMap(item)) {
           for (size_t t = 0; t < targets_.size() && s < 0; ++t)
             s = targets_[t].instrs.find(v.name->name);
         } else if (indices) {
@@ -910,7 +900,7 @@ bool SymbolIndex::canRename(int symbol, std::string_view newName, std::string *w
   quoted.append(newName).push_back('\'');
   if (!isIdentifier(newName))
     return no(quoted + " is not an identifier (a letter or '_', then letters, digits or '_')");
-  if (isKeyword(newName))
+  if (syntax::isKeyword(newName))
     return no(quoted + " is a keyword");
   if (isElemType(newName))
     return no(quoted + " is an element type");

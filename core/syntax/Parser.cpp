@@ -1245,6 +1245,31 @@ ast::File parseFile(FileId file, const SourceManager &sm, DiagnosticSink &diags,
   return result;
 }
 
+const std::vector<std::string_view> &syntax::keywords() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> out;
+    antlr4::ANTLRInputStream none;
+    gen::IsamLexer lexer(&none);
+    const antlr4::dfa::Vocabulary &vocabulary = lexer.getVocabulary();
+    for (size_t type = 1; type <= vocabulary.getMaxTokenType(); ++type) {
+      // Quoted, as 'import'; the grammar's literals need no escapes.
+      std::string quoted = vocabulary.getLiteralName(type);
+      if (quoted.size() > 2 && std::all_of(quoted.begin() + 1, quoted.end() - 1, [](char c) {
+            return std::isalpha(static_cast<unsigned char>(c));
+          }))
+        out.push_back(quoted.substr(1, quoted.size() - 2));
+    }
+    return out;
+  }();
+  static const std::vector<std::string_view> views(words.begin(), words.end());
+  return views;
+}
+
+bool syntax::isKeyword(std::string_view word) {
+  const auto &all = keywords();
+  return std::find(all.begin(), all.end(), word) != all.end();
+}
+
 // The parser's scanner over the same ASCII shadow, its tokens translated to the plain kinds.
 std::vector<syntax::Token> syntax::lex(std::string_view text) {
   std::string original(text);

@@ -44,4 +44,10 @@ inline std::string_view tokenText(std::string_view text, const Token &t) {
   return text.substr(t.begin, t.end - t.begin);
 }
 
+// The grammar's keywords (its fixed-text tokens that are words: `kernel`, `in`, `link`, ...),
+// in grammar order, read from the generated lexer's vocabulary: the one list, so tools cannot
+// drift from the grammar. A keyword is never an identifier; `lex` gives it as TokenKind::Keyword.
+const std::vector<std::string_view> &keywords();
+bool isKeyword(std::string_view word);
+
 } // namespace isam::syntax

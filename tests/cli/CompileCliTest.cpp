@@ -207,6 +207,7 @@ TEST(CompileCli, HeaderCompilesAsCAndCxx) {
   std::string h = test::readFile((dir / "gemm.h").string());
   EXPECT_TRUE(has(h, "void gemm_small(const float *A, const float *B, float *C);")) << h;
   EXPECT_TRUE(has(h, "void gemm_small__args(void *const *args);")) << h;
+  EXPECT_TRUE(has(h, "void gemm_small__args_threads(void *const *args, int threads);")) << h;
   // Strict C and C++, the header included twice (its guard), and a redeclaration that must
   // agree with the header's prototype.
   std::string use = "#include \"gemm.h\"\n#include \"gemm.h\"\n"
@@ -279,6 +280,16 @@ TEST(CompileCli, SharedLibraryComputesTheGemm) {
   void *argv[3] = {a.data(), b.data(), c2.data()};
   args(argv);
   EXPECT_EQ(c2, c) << "the __args entry computes what the plain one does";
+  // The same with the thread count given.
+  using ArgsThreads = void (*)(void *const *, int);
+  auto argsThreads = reinterpret_cast<ArgsThreads>(dlsym(lib, "gemm_small__args_threads"));
+  ASSERT_NE(argsThreads, nullptr) << dlerror();
+  for (int threads : {1, 3}) {
+    std::vector<float> c3(kM * kN, std::nanf(""));
+    void *argv3[3] = {a.data(), b.data(), c3.data()};
+    argsThreads(argv3, threads);
+    EXPECT_EQ(c3, c) << "__args_threads on " << threads << " threads";
+  }
 }
 
 TEST(CompileCli, SharedLibraryLinkFailuresLeaveNothing) {
@@ -640,9 +651,10 @@ std::vector<std::string> declaredFunctions(const std::string &header) {
 
 TEST(CompileCli, HeaderAndObjectAgreeWhenNamesClash) {
   // Instance names are the C symbols. A name the generated code itself calls (atoi and getenv
-  // read ISAMAP_NUM_THREADS), or one that is another instance's companion (g and g__args), must
-  // either be refused with a message naming it, or give an object that defines every function
-  // the header declares under that very name, and a header that compiles.
+  // read ISAMAP_NUM_THREADS), or one that is another instance's companion (g and g__args, or
+  // g__args_threads), must either be refused with a message naming it, or give an object that
+  // defines every function the header declares under that very name, and a header that
+  // compiles.
   std::string tool = nm();
   if (tool.empty())
     GTEST_SKIP() << "no nm on the PATH";
@@ -652,6 +664,8 @@ TEST(CompileCli, HeaderAndObjectAgreeWhenNamesClash) {
   const std::pair<const char *, std::string> cases[] = {
       {"atoi", gemm + "instance atoi = gemm<5, 4, 3>;\n"},
       {"g__args", gemm + "instance g = gemm<3, 4, 5>;\ninstance g__args = gemm<5, 4, 3>;\n"},
+      {"g__args_threads",
+       gemm + "instance g = gemm<3, 4, 5>;\ninstance g__args_threads = gemm<5, 4, 3>;\n"},
   };
   for (const auto &[name, text] : cases) {
     SCOPED_TRACE(name);

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <sstream>
 
 using namespace isam;
 namespace fs = std::filesystem;
@@ -23,14 +22,6 @@ std::string tempFile(const std::string &name, const std::string &text) {
 
 test::RunResult map(const std::string &args) {
   return test::run(kIsamap + " map " + args);
-}
-
-std::vector<std::string> lines(const std::string &text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    out.push_back(l);
-  return out;
 }
 
 // A statement with 48 indices (16 + 16 output, 16 reduced, every one fusable with its

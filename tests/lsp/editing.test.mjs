@@ -294,11 +294,29 @@ test('code lenses: how each statement of samples/gemm.isam maps, and why a kerne
   });
 });
 
+test('diagnostics: a schedule block\'s own problems are published with the first diagnostics, instance or not', async () => {
+  await withServer(async (server) => {
+    const uri = 'untitled:noinstance.isam';
+    const text = 'kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n  schedule { tyle L1: j 4; }\n}\n';
+    await server.open(uri, text, 1);
+    const first = await server.diagnostics(uri);
+    assert.deepEqual(first.diagnostics.map((d) => d.code), ['E0704']);
+    assert.equal(textOf(text, first.diagnostics[0].range), 'tyle L1: j 4;');
+    assert.match(first.diagnostics[0].message, /did you mean 'tile'/);
+    const fixedKey = text.replace('tyle', 'tile');
+    const second = server.diagnostics(uri, (p) => p.version === 2);
+    await server.change(uri, 2, [{ text: fixedKey }]);
+    const d = await second;
+    assert.deepEqual(d.diagnostics.map((x) => x.code), ['E0705']);
+    assert.equal(textOf(fixedKey, d.diagnostics[0].range), 'j');
+  });
+});
+
 test('code actions: a quick fix from a diagnostic\'s fix-it', async () => {
   await withServer(async (server) => {
-    // A misspelt schedule item is an error of the schedule block (found by scheduling the
-    // kernel's instance). `mpa` is two edits from `map`, too far for a suggestion for a word of
-    // three letters; `mapp` is one.
+    // A misspelt schedule item is an error of the schedule block (found by the full check).
+    // `mpa` is two edits from `map`, too far for a suggestion for a word of three letters;
+    // `mapp` is one.
     const misspelt = 'untitled:misspelt.isam';
     const mpa = kernelWithPin('mpa fma16;');
     await server.open(misspelt, mpa, 1);

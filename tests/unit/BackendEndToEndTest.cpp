@@ -3,8 +3,8 @@
 // compared with the reference interpreter within interp::tolerance. Every *small* and *unit*
 // instance of every sample; the sample kernels bound with odd sizes (primes, 1) so that every
 // loop has a remainder against every vector width and tile; every element type and function;
-// thread counts (ISAMAP_NUM_THREADS) that do not divide the parallel loop; the same kernel twice
-// in one Jit; and the targets a Jit must refuse.
+// thread counts (given to the call, or ISAMAP_NUM_THREADS) that do not divide the parallel loop;
+// the same kernel twice in one Jit; and the targets a Jit must refuse.
 #include "backends/llvm/Jit.h"
 #include "backends/llvm/NativeBuffers.h"
 #include "hw/Host.h"
@@ -452,6 +452,11 @@ TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
   // The same buffers through every call: outputs are overwritten, not accumulated into.
   backend::NativeBuffers shared = backend::toNative(k.kernel, inputs);
   for (int threads : {1, 2, 3, 2, 1}) {
+    // Given to the call, and (for the generated code's default) through the variable.
+    backend::NativeBuffers given = backend::toNative(k.kernel, inputs);
+    k.entry(given.args.data(), unsigned(threads));
+    ASSERT_NO_FATAL_FAILURE(expectOutputsMatch(
+        k, inputs, ref, given, "on " + std::to_string(threads) + " threads given to the call"));
     ScopedEnv env("ISAMAP_NUM_THREADS", std::to_string(threads));
     backend::NativeBuffers fresh = backend::toNative(k.kernel, inputs);
     k.entry(fresh.args.data());
@@ -475,6 +480,18 @@ TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
       ++threads;
     EXPECT_GE(threads, 5u) << "ISAMAP_NUM_THREADS=5 did not start 5 threads (target cores: "
                            << k.target->cores << ")";
+  }
+  // The count the caller passes wins over the variable: 6 threads asked for with
+  // ISAMAP_NUM_THREADS=1 grow the pool past the 5 above (ignoring the count would run one).
+  if (trips >= 6) {
+    ScopedEnv env("ISAMAP_NUM_THREADS", "1");
+    backend::NativeBuffers fresh = backend::toNative(k.kernel, inputs);
+    k.entry(fresh.args.data(), 6);
+    ASSERT_NO_FATAL_FAILURE(expectOutputsMatch(k, inputs, ref, fresh, "on 6 threads, given"));
+    size_t threads = 0;
+    for ([[maybe_unused]] const auto &task : fs::directory_iterator("/proc/self/task"))
+      ++threads;
+    EXPECT_GE(threads, 6u) << "a count of 6 passed to the entry point did not start 6 threads";
   }
 #endif
   // Nonsense in the variable: the target's cores.

@@ -63,6 +63,7 @@ instance g = gemm<32, 32, 32>;
   auto in = itemsAt(*a, t.point());
   for (const char *key : {"map", "tile", "order", "parallel"})
     EXPECT_EQ(in[key].kind, Kind::Keyword) << key;
+  EXPECT_EQ(in["tile"].detail.rfind("tile MEMORY: i N, ...; (", 0), 0u) << in["tile"].detail;
   EXPECT_EQ(in["L1"].kind, Kind::Struct);
   EXPECT_EQ(in["L1"].detail, "memory of x86_avx512");
   EXPECT_EQ(in["fma16"].kind, Kind::Method);

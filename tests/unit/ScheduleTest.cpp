@@ -951,12 +951,8 @@ INSTANTIATE_TEST_SUITE_P(
                "E0702", "not a multiple of the instruction's 16"},
         BadPin{"E0702_UnknownLevel", "tile L0: n 16;", "x86_avx512", "E0702",
                "'L0' is not a memory level"},
-        BadPin{"E0702_UnknownLoop", "map fma16; tile L1: q 16;", "x86_avx512", "E0702",
-               "'q' is not a loop of this mapping"},
-        BadPin{"E0702_OrderMissingALoop", "map fma16; order L1: n, m;", "x86_avx512", "E0702",
-               "must name each loop once"},
-        BadPin{"E0702_ParallelReduction", "parallel: k;", "x86_avx512", "E0702",
-               "'k' is not a non-reduction loop"},
+        // What needs no target (an unknown index, an order that misses one, parallel over a
+        // reduction) is sema's E0705: tests/unit/ScheduleBlockTest.cpp.
         BadPin{"E0703_RegisterTileTooLarge", "tile ZMM: n 256, m 64;", "x86_avx512", "E0703",
                "no schedule satisfies the pinned decisions for s0"},
         BadPin{"E0703_AccumulatorTileTooLarge", "map mma; tile ACC: m 128, n 256;", "systolic16",

@@ -1,6 +1,7 @@
 #include "index/SymbolIndex.h"
 #include "support/TestSupport.h"
 #include "syntax/Parser.h"
+#include "syntax/Tokens.h"
 
 #include <gtest/gtest.h>
 
@@ -590,11 +591,7 @@ std::vector<SourceRange> identifiers(FileId file, const std::string &t) {
         ++i;
       std::string w = t.substr(b, i - b);
       bool assignOp = (w == "max" || w == "min") && i < t.size() && t[i] == '=';
-      static const std::set<std::string> keywords = {
-          "import", "kernel", "instance",  "local",  "where", "in",     "schedule", "target",
-          "llvm",   "memory", "registers", "unit",   "instr", "move",   "on",       "out",
-          "inout",  "cost",   "asm",       "system", "host",  "device", "shared",   "link"};
-      if (!assignOp && !keywords.count(w))
+      if (!assignOp && !syntax::isKeyword(w))
         out.push_back({file, uint32_t(b), uint32_t(i)});
     } else {
       ++i;
