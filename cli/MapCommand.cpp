@@ -67,8 +67,8 @@ Action registerMap(CLI::App &app) {
       for (const auto &u : units) {
         perUnit.push_back(session.mappings(k, u, mo));
         for (const auto &m : perUnit.back()) {
-          statements.push_back(report::mappingsJson(m, k, session.sources()));
-          text += mapping::printMappings(m, k) + "\n";
+          statements.push_back(report::mappingsJson(m, k, u, session.sources()));
+          text += mapping::printMappings(m, k, u) + "\n";
         }
       }
       if (system) {

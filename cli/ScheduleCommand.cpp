@@ -60,7 +60,7 @@ Action registerSchedule(CLI::App &app) {
       if (!scheduled)
         break;
       const schedule::KernelSchedule &ks = scheduled->schedule;
-      nlohmann::json j = report::scheduleJson(ks, k);
+      nlohmann::json j = report::scheduleJson(ks, k, *target);
       if (opts->common.format == Format::Text)
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";
       if (opts->check) {

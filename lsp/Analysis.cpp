@@ -172,7 +172,7 @@ std::vector<Diagnostic> Analysis::mappingDiagnostics(const StopFn &stop) {
       return {};
     if (const auto *maps = mappings({k.name.name, "", ""}, stop))
       for (const auto &m : *maps)
-        mapping::reportUnmapped(m, sink);
+        mapping::reportUnmapped(m, *target(), sink);
   }
   return sink.all();
 }

@@ -121,7 +121,7 @@ Answer<MappingsResult> mappings(Analysis &a, const FocusParams &p, const StopFn 
     return unavailable<MappingsResult>(why(problem, stop));
   const ir::Kernel &k = *a.instance(f.subject);
   std::optional<size_t> s = irStatementOf(f, k);
-  MappingsResult r{about(f, k, targetName(a, f), s), k, {}};
+  MappingsResult r{about(f, k, targetName(a, f), s), k, *a.target(f.subject.target), {}};
   for (const auto &m : *maps)
     if (!s || m.index == *s)
       r.statements.push_back({m, report::fileRange(a.sources(), m.range)});
@@ -141,7 +141,7 @@ Answer<ScheduleResult> schedule(Analysis &a, const FocusParams &p, const StopFn 
     return unavailable<ScheduleResult>(why(problem, stop));
   const ir::Kernel &k = *a.instance(f.subject);
   const hw::Target &t = *a.target(f.subject.target);
-  return answer(ScheduleResult{about(f, k, t.name, irStatementOf(f, k)), k, *ks,
+  return answer(ScheduleResult{about(f, k, t.name, irStatementOf(f, k)), k, t, *ks,
                                schedule::printSchedule(*ks, k, t)});
 }
 

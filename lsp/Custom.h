@@ -45,6 +45,7 @@ struct About {
 struct MappingsResult {
   About about;
   ir::Kernel kernel; // the instance, which the mappings' indices name
+  hw::Target target; // which the mappings' instruction indices name
   struct Statement {
     mapping::StatementMappings mappings;
     std::optional<report::FileRange> range;
@@ -55,6 +56,7 @@ struct MappingsResult {
 struct ScheduleResult {
   About about;
   ir::Kernel kernel;
+  hw::Target target; // which the schedule's instruction and move indices name
   schedule::KernelSchedule schedule;
   std::string text; // schedule::printSchedule's
 };

@@ -77,10 +77,13 @@ std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const Sto
   out.target = ks->target;
   out.cycles = ss.cost.cycles;
   out.utilization = ss.cost.utilization;
-  out.bound = ss.cost.bound;
+  const hw::Target *t = a.target(f.subject.target, problem);
+  if (!t)
+    return std::nullopt;
+  out.bound = schedule::boundText(ss.cost, *t);
   int m = ss.config.mapping;
   if (m >= 0 && size_t(m) < (*maps)[*s].candidates.size()) {
-    out.instruction = ss.config.instruction;
+    out.instruction = t->instructions[size_t(ss.config.instruction)].name;
     out.calls = (*maps)[*s].candidates[size_t(m)].instructionCount;
   }
   return out;

@@ -84,7 +84,7 @@ void pinSchedule(Analysis &a, uint32_t offset, const StopFn &stop, std::vector<C
   std::string indent = text.substr(lineStart, st.range.begin - lineStart);
   if (indent.find_first_not_of(" \t") != std::string::npos)
     indent = "  ";
-  std::string block = schedule::pinText(ks->statements[s].config);
+  std::string block = schedule::pinText(ks->statements[s].config, *a.target());
   std::string indented;
   for (char c : block) {
     indented.push_back(c);

@@ -154,14 +154,14 @@ void to_json(json &j, const MappingsResult &r) {
   j = headline(r.about);
   json statements = json::array();
   for (const auto &s : r.statements)
-    statements.push_back(report::mappingsJson(s.mappings, r.kernel, s.range));
+    statements.push_back(report::mappingsJson(s.mappings, r.kernel, r.target, s.range));
   j["statements"] = statements;
 }
 
 void to_json(json &j, const ScheduleResult &r) {
   j = headline(r.about);
   j["text"] = r.text;
-  j["schedule"] = report::scheduleJson(r.schedule, r.kernel);
+  j["schedule"] = report::scheduleJson(r.schedule, r.kernel, r.target);
 }
 
 void to_json(json &j, const DiagramResult &r) {

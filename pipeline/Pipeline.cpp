@@ -182,7 +182,7 @@ std::optional<Scheduled> Pipeline::schedule(const ir::Kernel &kernel) {
   if (printing(Stage::Mapping)) {
     heading(Stage::Mapping, kernel.name + " on " + t->name);
     for (const auto &m : out.mappings)
-      printStream() << mapping::printMappings(m, kernel) << "\n";
+      printStream() << mapping::printMappings(m, kernel, *t) << "\n";
   }
   out.schedule = session_.schedule(kernel, *t, options_.schedule, options_.map, &out.mappings);
   out.milliseconds = msSince(start);

@@ -21,12 +21,12 @@ nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
 }
 
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
-                            const SourceManager &sm) {
-  return mappingsJson(m, k, fileRange(sm, m.range));
+                            const hw::Target &target, const SourceManager &sm) {
+  return mappingsJson(m, k, target, fileRange(sm, m.range));
 }
 
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
-                            const std::optional<FileRange> &range) {
+                            const hw::Target &target, const std::optional<FileRange> &range) {
   const ir::Statement &s = k.statements[m.index];
   auto indexNames = [&](const std::vector<int> &idx) {
     nlohmann::json a = nlohmann::json::array();
@@ -50,11 +50,14 @@ nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kerne
                              {"contiguous", o.contiguous},
                              {"pack", o.needsPack},
                              {"computedSeparately", o.computedSeparately},
-                             {"moves", o.moves}};
-      for (const auto &mv : o.moves)
-        moves.push_back(o.operand + ": " + mv);
+                             {"moves", nlohmann::json::array()}};
+      for (const auto &mv : o.moves) {
+        std::string text = mapping::moveStepText(mv, target);
+        operands[o.operand]["moves"].push_back(text);
+        moves.push_back(o.operand + ": " + text);
+      }
     }
-    mappings.push_back({{"instruction", c.instruction},
+    mappings.push_back({{"instruction", target.instructions[size_t(c.instruction)].name},
                         {"isMove", c.isMove},
                         {"bindings", bindings},
                         {"operands", operands},
@@ -72,14 +75,16 @@ nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kerne
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto &r : m.rejected)
-    rejected.push_back({{"instruction", r.instruction}, {"reason", r.reason}});
+    rejected.push_back(
+        {{"instruction", target.instructions[size_t(r.instruction)].name}, {"reason", r.reason}});
   return {{"kernel", m.kernel},   {"index", m.index},
           {"text", m.text},       {"range", rangeJson(range)},
           {"target", m.target},   {"mappings", mappings},
           {"rejected", rejected}, {"budgetExhausted", m.budgetExhausted}};
 }
 
-nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k) {
+nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k,
+                            const hw::Target &target) {
   nlohmann::json statements = nlohmann::json::array();
   double total = 0, ideal = 0;
   const schedule::StatementSchedule *slowest = nullptr;
@@ -97,7 +102,7 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
       order[c.levels[l].name] = o;
     }
     for (const auto &lc : ss.cost.levels)
-      levels.push_back({{"memory", lc.memory},
+      levels.push_back({{"memory", target.memories[size_t(lc.memory)].name},
                         {"bytes", lc.bytes},
                         {"cycles", lc.cycles},
                         {"footprintBytes", lc.footprintBytes},
@@ -107,19 +112,20 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
                          {"memory", b.memory},
                          {"shape", b.shape},
                          {"doubleBuffered", b.doubleBuffered}});
-    statements.push_back({{"statement", c.statement},
-                          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
-                          {"mapping", c.mapping < 0 ? "" : c.instruction},
-                          {"tiles", tiles},
-                          {"order", order},
-                          {"parallel", c.parallel < 0 ? "" : c.vindices[c.parallel].name},
-                          {"cycles", ss.cost.cycles},
-                          {"utilization", ss.cost.utilization},
-                          {"bound", ss.cost.bound},
-                          {"accumulators", ss.cost.accumulators},
-                          {"registers", ss.cost.registersUsed},
-                          {"levels", levels},
-                          {"buffers", buffers}});
+    statements.push_back(
+        {{"statement", c.statement},
+         {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
+         {"mapping", c.mapping < 0 ? "" : target.instructions[size_t(c.instruction)].name},
+         {"tiles", tiles},
+         {"order", order},
+         {"parallel", c.parallel < 0 ? "" : c.vindices[c.parallel].name},
+         {"cycles", ss.cost.cycles},
+         {"utilization", ss.cost.utilization},
+         {"bound", schedule::boundText(ss.cost, target)},
+         {"accumulators", ss.cost.accumulators},
+         {"registers", ss.cost.registersUsed},
+         {"levels", levels},
+         {"buffers", buffers}});
     total += ss.cost.cycles;
     ideal += ss.cost.cycles * ss.cost.utilization;
     if (!slowest || ss.cost.cycles > slowest->cost.cycles)

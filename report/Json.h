@@ -24,13 +24,14 @@ nlohmann::json rangeJson(const std::optional<FileRange> &r);
 // One statement's mappings: every candidate, best first, with its bindings, operands, moves and
 // estimate, and every rejected instruction with its reason.
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
-                            const SourceManager &sm);
+                            const hw::Target &target, const SourceManager &sm);
 // The same, with the statement's range already resolved (fileRange(sm, m.range)).
 nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kernel &k,
-                            const std::optional<FileRange> &range);
+                            const hw::Target &target, const std::optional<FileRange> &range);
 
 // A kernel's schedule: per statement the mapping, tiles and order per memory level, parallel
 // loop, cost breakdown and buffers; the instance's totals and its slowest statement's headline.
-nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k);
+nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k,
+                            const hw::Target &target);
 
 } // namespace isam::report

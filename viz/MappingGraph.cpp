@@ -54,6 +54,24 @@ void collectReads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
     collectReads(a, out);
 }
 
+// Names of what a candidate refers to by index; a picture never trusts an index blindly.
+std::string instructionName(const hw::Target &t, int instruction) {
+  return instruction >= 0 && size_t(instruction) < t.instructions.size()
+             ? t.instructions[size_t(instruction)].name
+             : "instruction " + std::to_string(instruction);
+}
+
+std::string moveText(const mapping::MoveStep &step, const hw::Target &t) {
+  auto memory = [&](int m) { return m >= 0 && size_t(m) < t.memories.size(); };
+  bool known = step.kind == mapping::MoveStep::Kind::Pack;
+  if (step.kind == mapping::MoveStep::Kind::Move)
+    known = step.move >= 0 && size_t(step.move) < t.instructions.size() && memory(step.from) &&
+            memory(step.to);
+  if (step.kind == mapping::MoveStep::Kind::Undescribed)
+    known = memory(step.from);
+  return known ? mapping::moveStepText(step, t) : "a move";
+}
+
 } // namespace
 
 std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &m,
@@ -65,7 +83,7 @@ std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &
   std::string title = k.name + " " + sid + " on " + t.name + ": ";
   if (c)
     title += "mapping #" + std::to_string(candidate + 1) + " of " +
-             std::to_string(m.candidates.size()) + " (" + c->instruction + ")";
+             std::to_string(m.candidates.size()) + " (" + instructionName(t, c->instruction) + ")";
   else if (m.candidates.empty())
     title += "no instruction runs this statement";
   else
@@ -163,9 +181,13 @@ std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &
   }
 
   // ---- the instruction: indices and operands ------------------------------------------------
-  const hw::Instruction *in = c ? t.instruction(c->instruction) : nullptr;
+  const hw::Instruction *in =
+      c && c->instruction >= 0 && size_t(c->instruction) < t.instructions.size()
+          ? &t.instructions[size_t(c->instruction)]
+          : nullptr;
   if (c) {
-    std::string head = "<B>" + html(sanitize(c->instruction, o.maxLabelChars)) + "</B>";
+    std::string head =
+        "<B>" + html(sanitize(instructionName(t, c->instruction), o.maxLabelChars)) + "</B>";
     if (in && in->unit >= 0 && size_t(in->unit) < t.units.size())
       head += html(" on " + t.units[size_t(in->unit)].name);
     if (in && !in->semantics.statements.empty())
@@ -259,7 +281,7 @@ std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &
       if (ob.needsPack)
         label += ", packed";
       for (const auto &mv : ob.moves)
-        label += "\nvia " + mv;
+        label += "\nvia " + moveText(mv, t);
       bool out = ob.role != ir::TensorRole::Input;
       g.edge(access, "operand." + ob.operand,
              {{"label", sanitize(label, o.maxLabelChars)},
@@ -329,7 +351,7 @@ std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &
       }
       ++shown;
       const auto &x = m.candidates[i];
-      alt.row({{html("#" + std::to_string(i + 1) + " " + x.instruction +
+      alt.row({{html("#" + std::to_string(i + 1) + " " + instructionName(t, x.instruction) +
                      (x.partial ? " [partial]" : "") + (x.degenerate ? " [degenerate]" : "")),
                 "ALIGN=\"LEFT\""},
                {html(sanitize(bindingSummary(s, x), o.maxLabelChars)), "ALIGN=\"LEFT\""},
@@ -358,20 +380,21 @@ std::string mappingGraph(const ir::Kernel &k, const mapping::StatementMappings &
                                    {"fontsize", "10"}});
     std::vector<std::string> ids;
     for (const auto &r : m.rejected) {
-      std::string id = "rejected." + r.instruction;
+      std::string name = instructionName(t, r.instruction);
+      std::string id = "rejected." + name;
       if (std::find(ids.begin(), ids.end(), id) != ids.end())
         continue;
       ids.push_back(id);
-      g.node(rc, id,
-             {{"shape", "box"},
-              {"style", "filled"},
-              {"fillcolor", style::kRejectedFill},
-              {"color", style::kRejected},
-              {"fontcolor", style::kMuted},
-              {"label",
-               Value::Html("<B>" + html(sanitize(r.instruction, o.maxLabelChars)) +
-                           "</B><BR ALIGN=\"LEFT\"/>" +
-                           htmlParagraph(sanitize(r.reason, o.maxLabelChars), o.wrapWidth))}});
+      g.node(
+          rc, id,
+          {{"shape", "box"},
+           {"style", "filled"},
+           {"fillcolor", style::kRejectedFill},
+           {"color", style::kRejected},
+           {"fontcolor", style::kMuted},
+           {"label",
+            Value::Html("<B>" + html(sanitize(name, o.maxLabelChars)) + "</B><BR ALIGN=\"LEFT\"/>" +
+                        htmlParagraph(sanitize(r.reason, o.maxLabelChars), o.wrapWidth))}});
     }
   }
 

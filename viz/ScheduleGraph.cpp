@@ -33,8 +33,8 @@ bool drawable(const ir::Kernel &k, const hw::Target &t, const schedule::Statemen
     return false;
   if (c.mapping < 0)
     return true;
-  if (!t.instruction(c.instruction) || c.tiles.size() != c.levels.size() ||
-      c.order.size() != c.levels.size() || c.levels.empty())
+  if (c.instruction < 0 || size_t(c.instruction) >= t.instructions.size() ||
+      c.tiles.size() != c.levels.size() || c.order.size() != c.levels.size() || c.levels.empty())
     return false;
   for (const auto &row : c.tiles)
     if (row.size() != c.vindices.size())
@@ -44,8 +44,13 @@ bool drawable(const ir::Kernel &k, const hw::Target &t, const schedule::Statemen
       if (v < 0 || size_t(v) >= c.vindices.size())
         return false;
   for (const auto &p : c.operands) {
-    if (p.staged.size() != c.levels.size() || p.via.size() != c.levels.size())
+    if (p.staged.size() != c.levels.size() || p.staging.size() != c.levels.size())
       return false;
+    for (const auto &step : p.staging)
+      if ((step.kind == schedule::Staging::Kind::Move ||
+           step.kind == schedule::Staging::Kind::PackThenMove) &&
+          (step.move < 0 || size_t(step.move) >= t.instructions.size()))
+        return false;
     for (int l : p.path)
       if (l < 0 || size_t(l) >= c.levels.size())
         return false;
@@ -74,8 +79,22 @@ struct ScheduleBuilder {
   const hw::Target &t;
   const Options &o;
 
+  // A memory's name; a picture never trusts an index blindly.
+  std::string memoryName(int memory) const {
+    return memory >= 0 && size_t(memory) < t.memories.size() ? t.memories[size_t(memory)].name
+                                                             : "memory " + std::to_string(memory);
+  }
+  std::string boundText(const schedule::Cost &cost) const {
+    bool known = true;
+    if (cost.bound == schedule::Bound::Bandwidth)
+      known = cost.boundAt >= 0 && size_t(cost.boundAt) < t.memories.size();
+    if (cost.bound == schedule::Bound::UnitBandwidth)
+      known = cost.boundAt < 0 || size_t(cost.boundAt) < t.units.size();
+    return known ? schedule::boundText(cost, t) : "bandwidth";
+  }
+
   void summary(Graph::Cluster in, const std::string &prefix, const schedule::StatementSchedule &ss,
-               const std::string &boundLevel) {
+               int boundMemory) {
     const auto &c = ss.config;
     const auto &cost = ss.cost;
     Table tab("BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"3\" "
@@ -85,8 +104,8 @@ struct ScheduleBuilder {
     if (c.mapping >= 0)
       head += ", " + percent(cost.utilization) + " of peak";
     tab.row({{html(head), "COLSPAN=\"4\" ALIGN=\"LEFT\""}});
-    std::string bound = "bound: " + cost.bound;
-    if (cost.bound == "latency" && cost.accumulators > 0)
+    std::string bound = "bound: " + boundText(cost);
+    if (cost.bound == schedule::Bound::Latency && cost.accumulators > 0)
       bound += " (" + std::to_string(cost.accumulators) + " independent accumulator" +
                (cost.accumulators == 1 ? "" : "s") + ")";
     tab.row({{"<FONT COLOR=\"" + std::string(style::kBound) + "\"><B>" +
@@ -107,15 +126,16 @@ struct ScheduleBuilder {
                {"<I>cycles</I>", ""},
                {"<I>working set</I>", ""}});
       for (const auto &lc : cost.levels) {
-        bool hot = lc.memory == boundLevel;
+        bool hot = boundMemory >= 0 && lc.memory == boundMemory;
         std::string attrs = hot ? "BGCOLOR=\"" + std::string(style::kBoundFill) + "\"" : "";
         std::string ws = bytes(lc.footprintBytes);
         if (lc.capacityBytes > 0)
           ws += " of " + bytes(lc.capacityBytes);
-        tab.row({{html(sanitize(lc.memory, o.maxLabelChars)), attrs + " ALIGN=\"LEFT\""},
-                 {html(bytes(lc.bytes)), attrs + " ALIGN=\"RIGHT\""},
-                 {html(number(std::round(lc.cycles))), attrs + " ALIGN=\"RIGHT\""},
-                 {html(ws), attrs + " ALIGN=\"RIGHT\""}});
+        tab.row(
+            {{html(sanitize(memoryName(lc.memory), o.maxLabelChars)), attrs + " ALIGN=\"LEFT\""},
+             {html(bytes(lc.bytes)), attrs + " ALIGN=\"RIGHT\""},
+             {html(number(std::round(lc.cycles))), attrs + " ALIGN=\"RIGHT\""},
+             {html(ws), attrs + " ALIGN=\"RIGHT\""}});
       }
     }
     g.node(in, prefix + "summary",
@@ -125,19 +145,18 @@ struct ScheduleBuilder {
   // What bounds the cost model's estimate, as the picture marks it: a memory's bandwidth,
   // compute or latency, or moves that are not overlapped.
   struct BoundMarks {
-    std::string level; // the memory whose bandwidth bounds it, if one does
+    int memory = -1; // the memory whose bandwidth bounds it, if one does
     bool compute = false;
     bool moves = false;
   };
 
   static BoundMarks boundMarks(const schedule::Cost &cost) {
     BoundMarks marks;
-    const std::string suffix = " bandwidth";
-    if (cost.bound.size() > suffix.size() &&
-        cost.bound.compare(cost.bound.size() - suffix.size(), suffix.size(), suffix) == 0)
-      marks.level = cost.bound.substr(0, cost.bound.size() - suffix.size());
-    marks.compute = cost.bound == "compute" || cost.bound == "latency";
-    marks.moves = cost.bound.rfind("moves", 0) == 0;
+    if (cost.bound == schedule::Bound::Bandwidth)
+      marks.memory = cost.boundAt;
+    marks.compute =
+        cost.bound == schedule::Bound::Compute || cost.bound == schedule::Bound::Latency;
+    marks.moves = cost.bound == schedule::Bound::MovesNotOverlapped;
     return marks;
   }
 
@@ -166,7 +185,7 @@ struct ScheduleBuilder {
       int mem = lv.memory;
       bool okMem = mem >= 0 && size_t(mem) < t.memories.size();
       int depth = okMem ? style::memoryDepth(t, mem) : int(level);
-      bool hot = !bound.level.empty() && lv.name == bound.level;
+      bool hot = bound.memory >= 0 && lv.memory == bound.memory;
       std::string label = "<B>" + html(sanitize(lv.name, o.maxLabelChars)) + "</B>";
       if (lv.capacityBytes > 0)
         label += html(" " + bytes(double(lv.capacityBytes)));
@@ -290,13 +309,13 @@ struct ScheduleBuilder {
       const auto &lv = c.levels[size_t(level)];
       Traffic tr = operandTraffic(k, ss, operand, size_t(level));
       bool staged = p.staged[size_t(level)];
-      std::string via = p.via[size_t(level)].empty()
+      std::string via = p.staging[size_t(level)].kind == schedule::Staging::Kind::None
                             ? (lv.registers ? "register loads" : "cache fills")
-                            : "via " + p.via[size_t(level)];
+                            : "via " + schedule::stagingText(p.staging[size_t(level)], t);
       std::string label = via + "\n" + bytes(tr.tileBytes) + " per iteration x " +
                           number(tr.loads) + "\n= " + bytes(tr.totalBytes) + " total" +
                           (p.output ? " (in and out)" : "");
-      bool hot = lv.name == bound.level || (bound.moves && staged);
+      bool hot = (bound.memory >= 0 && lv.memory == bound.memory) || (bound.moves && staged);
       g.edge(holderId(prefix, in, p, p.path[j - 1]), holderId(prefix, in, p, level),
              {{"label", sanitize(label, o.maxLabelChars)},
               {"color", hot      ? style::kBound
@@ -338,7 +357,7 @@ struct ScheduleBuilder {
                   number(std::round(cost.computeCycles)) + " compute cycles");
     if (bound.compute)
       label += "<BR/><FONT COLOR=\"" + std::string(style::kBound) +
-               "\"><B>bound: " + html(cost.bound) + "</B></FONT>";
+               "\"><B>bound: " + html(boundText(cost)) + "</B></FONT>";
     g.node(innermost, prefix + "instr",
            {{"shape", "box"},
             {"style", "rounded,filled"},
@@ -373,11 +392,11 @@ struct ScheduleBuilder {
                sanitize("no instruction runs it fully: scalar code over " +
                             std::to_string(k.statements[c.statement].pointCount()) + " points",
                         o.maxLabelChars)}});
-      summary(cluster, prefix, ss, bound.level);
+      summary(cluster, prefix, ss, bound.memory);
       return;
     }
     std::vector<Graph::Cluster> levels = levelClusters(cluster, prefix, c, bound);
-    const hw::Instruction &in = *t.instruction(c.instruction);
+    const hw::Instruction &in = t.instructions[size_t(c.instruction)];
     for (size_t operand = 0; operand < c.operands.size(); ++operand) {
       const auto &p = c.operands[operand];
       if (p.tensor < 0 || p.path.empty())
@@ -386,7 +405,7 @@ struct ScheduleBuilder {
       operandMoves(prefix, ss, operand, in, bound);
     }
     instructionNode(levels.back(), prefix, ss, in, bound);
-    summary(cluster, prefix, ss, bound.level);
+    summary(cluster, prefix, ss, bound.memory);
   }
 };
 

@@ -148,9 +148,9 @@ private:
     const schedule::Config &c = ss.config;
     if (c.mapping < 0)
       return p;
-    p.instr = t_.instruction(c.instruction);
-    if (!p.instr || p.instr->semantics.statements.size() != 1)
-      fail(p, "instruction " + c.instruction + " has no single-statement semantics");
+    p.instr = &t_.instructions[size_t(c.instruction)];
+    if (p.instr->semantics.statements.size() != 1)
+      fail(p, "instruction " + p.instr->name + " has no single-statement semantics");
     const ir::Statement &s = k_.statements[c.statement];
     p.operands.resize(p.instr->semantics.tensors.size());
     for (const auto &pl : c.operands) {
@@ -244,10 +244,11 @@ private:
       bp.memory = c.levels[size_t(b.level)].memory;
       const hw::Memory &mem = t_.memories[size_t(bp.memory)];
       const std::string &opName = p.instr->semantics.tensors[size_t(b.operand)].name;
-      bp.fill = t_.instruction(schedule::moveName(pl.via[size_t(b.level)]));
+      const schedule::Staging &staging = pl.staging[size_t(b.level)];
+      bp.fill = schedule::stagingMove(staging, t_);
       if (!bp.fill || !bp.fill->isMove)
         fail(p, "no move of " + t_.name + " fills " + opName + " in " + mem.name + " (via " +
-                    pl.via[size_t(b.level)] + ")");
+                    schedule::stagingText(staging, t_) + ")");
       MoveOperands m = moveOperands(*bp.fill);
       const ir::Tensor &dst = bp.fill->semantics.tensors[size_t(m.dst)];
       if (m.src < 0 || dst.shape.size() != 2 || dst.shapeParams[0].empty())

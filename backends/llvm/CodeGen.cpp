@@ -781,7 +781,7 @@ void Generator::emitStage(const Node &n, State &st) {
 }
 
 void Generator::emitCall(State &st) {
-  const hw::Instruction &in = *t_.instruction(c_->instruction);
+  const hw::Instruction &in = t_.instructions[size_t(c_->instruction)];
   const ir::Statement &I = in.semantics.statements[0];
   size_t ni = I.indices.size();
   std::vector<int> vOf(ni, -1);
@@ -961,7 +961,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
   st.stacks.resize(c_->operands.size());
   laneV_ = laneStmt_ = -1;
   if (c_->mapping >= 0) {
-    const ir::Statement &I = t_.instruction(c_->instruction)->semantics.statements[0];
+    const ir::Statement &I = t_.instructions[size_t(c_->instruction)].semantics.statements[0];
     if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
       for (size_t v = 0; v < c_->vindices.size(); ++v)
         if (c_->vindices[v].instrIndex == I.lhs.indices.back().terms[0].first &&

@@ -31,6 +31,14 @@ std::optional<Severity> severityNamed(std::string_view word) {
   return std::nullopt;
 }
 
+// 'word', built by appending: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...).
+std::string quoted(std::string_view word) {
+  std::string out = "'";
+  out.append(word);
+  out += '\'';
+  return out;
+}
+
 bool isCode(std::string_view word) {
   if (word.size() != 5 || (word[0] != 'E' && word[0] != 'W' && word[0] != 'I'))
     return false;
@@ -65,8 +73,8 @@ private:
     }
     std::optional<Severity> severity = severityNamed(word);
     if (!severity)
-      return fail("unknown expectation 'expected-" + std::string(word) +
-                  "' (error, warning, info, note or no-diagnostics)");
+      return fail("unknown expectation " + quoted("expected-" + std::string(word)) +
+                  " (error, warning, info, note or no-diagnostics)");
     ExpectedDiagnostic e;
     e.severity = *severity;
     e.writtenAt = line_;
@@ -77,7 +85,7 @@ private:
     skipSpaces();
     std::string_view code = readWhile([](char c) { return std::isalnum(c); });
     if (!code.empty() && !isCode(code))
-      return fail("'" + std::string(code) + "' is not a diagnostic code (like E0203)");
+      return fail(quoted(code) + " is not a diagnostic code (like E0203)");
     e.code = std::string(code);
     skipSpaces();
     if (text_.substr(pos_, 2) != "{{")

@@ -196,9 +196,9 @@ const hw::Instruction *findMove(const hw::Target &t, int inner, int ancestor, bo
 
 // How data reaches `memory` from the outermost level (or leaves it, for results): a move per
 // software-managed level, nothing for caches. Empty optional when a level cannot be crossed.
-std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memory, bool inward,
-                                                  size_t rank, std::string &problem) {
-  std::vector<std::string> chain;
+std::optional<std::vector<MoveStep>> moveChain(const hw::Target &t, int memory, bool inward,
+                                               size_t rank, std::string &problem) {
+  std::vector<MoveStep> chain;
   for (int level = memory; level >= 0 && t.memories[level].parent >= 0;) {
     const hw::Instruction *mv = nullptr;
     int reached = -1;
@@ -206,8 +206,8 @@ std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memor
       if ((mv = findMove(t, level, anc, inward, rank)))
         reached = anc;
     if (mv) {
-      chain.push_back(mv->name + " (" + t.memories[inward ? reached : level].name + " -> " +
-                      t.memories[inward ? level : reached].name + ")");
+      chain.push_back({MoveStep::Kind::Move, int(mv - t.instructions.data()),
+                       inward ? reached : level, inward ? level : reached});
       level = reached;
       continue;
     }
@@ -217,7 +217,7 @@ std::optional<std::vector<std::string>> moveChain(const hw::Target &t, int memor
                   t.memories[t.memories[level].parent].name;
         return std::nullopt;
       }
-      chain.push_back("(no move out of " + t.memories[level].name + " is described)");
+      chain.push_back({MoveStep::Kind::Undescribed, -1, level, -1});
       return chain;
     }
     level = t.memories[level].parent; // a cache: the hardware moves lines
@@ -250,7 +250,8 @@ public:
       std::string reason;
       std::vector<Candidate> cands = mapOnto(in, reason);
       if (cands.empty()) {
-        out_.rejected.push_back({in.name, reason.empty() ? "no mapping found" : reason});
+        out_.rejected.push_back(
+            {int(&in - t_.instructions.data()), reason.empty() ? "no mapping found" : reason});
         continue;
       }
       for (auto &c : cands)
@@ -584,7 +585,7 @@ private:
                        std::string &reason) {
     const ir::Kernel &sem = in.semantics;
     Candidate c;
-    c.instruction = in.name;
+    c.instruction = int(&in - t_.instructions.data());
     c.isMove = in.isMove;
     c.partial = subtree != nullptr;
     std::vector<bool> bound(s_.indices.size(), false);
@@ -732,7 +733,7 @@ private:
             ob.moves.push_back(s);
       }
       if (ob.needsPack)
-        ob.moves.insert(ob.moves.begin(), "pack (layout change)");
+        ob.moves.insert(ob.moves.begin(), MoveStep{MoveStep::Kind::Pack});
       c.operands.push_back(std::move(ob));
     }
 

@@ -33,6 +33,21 @@ struct IndexBinding {
   Remainder remainder = Remainder::Exact;
 };
 
+// One step that brings an operand from its tensor's home to where the instruction needs it (or,
+// for a result, back out).
+struct MoveStep {
+  enum class Kind {
+    Pack,        // a copy into the instruction's layout, before the moves
+    Move,        // a move of the target, from memory `from` to memory `to`
+    Undescribed, // a software-managed `from` that no move of the target empties
+  };
+  Kind kind = Kind::Move;
+  int move = -1;          // Move: index into hw::Target::instructions
+  int from = -1, to = -1; // indices into hw::Target::memories (Undescribed: `from` only)
+};
+// "pack (layout change)", "mvin (DRAM -> SPAD)", "(no move out of ACC is described)".
+std::string moveStepText(const MoveStep &step, const hw::Target &target);
+
 struct OperandBinding {
   std::string operand;
   ir::TensorRole role = ir::TensorRole::Input;
@@ -47,11 +62,11 @@ struct OperandBinding {
   std::vector<int64_t> strides;
   bool contiguous = true;         // innermost dimension unit-stride and dimensions in tensor order
   bool needsPack = false;         // a copy into the instruction's layout is needed first
-  std::vector<std::string> moves; // how it gets from the tensor's home to `memory`
+  std::vector<MoveStep> moves;    // how it gets from the tensor's home to `memory`
 };
 
 struct Candidate {
-  std::string instruction;
+  int instruction = -1; // index into hw::Target::instructions
   bool isMove = false;
   bool partial = false;
   std::string partialNote; // what is left as separate work
@@ -66,7 +81,7 @@ struct Candidate {
 };
 
 struct Rejection {
-  std::string instruction;
+  int instruction = -1; // index into hw::Target::instructions
   std::string reason;
 };
 
@@ -117,12 +132,13 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
                     const std::vector<hw::Target> &units,
                     const std::vector<std::vector<StatementMappings>> &mappingsPerUnit);
 
-std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel);
+std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel,
+                          const hw::Target &target);
 
 // When no instruction runs the statement fully (only partial mappings, or none), an information
 // diagnostic (I0301) at the statement saying so, with the instructions' reasons as notes: the
 // statement will run as scalar code. Nothing otherwise.
-void reportUnmapped(const StatementMappings &m, DiagnosticSink &diags);
+void reportUnmapped(const StatementMappings &m, const hw::Target &target, DiagnosticSink &diags);
 std::string printPartition(const Partition &p, const ir::Kernel &kernel);
 
 } // namespace isam::mapping

@@ -63,7 +63,7 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
       if (seconds < best.seconds) {
         best.seconds = seconds;
         best.unit = units[u].name;
-        best.instruction = it->instruction;
+        best.instruction = units[u].instructions[size_t(it->instruction)].name;
       }
     }
     if (best.ableUnits.empty()) {
@@ -71,7 +71,7 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
       for (size_t u = 0; u < units.size(); ++u)
         if (units[u].name == host && !mappingsPerUnit[u][s].candidates.empty()) {
           const Candidate &c = mappingsPerUnit[u][s].candidates.front();
-          best.instruction = c.instruction;
+          best.instruction = units[u].instructions[size_t(c.instruction)].name;
           best.seconds = c.cycles / units[u].clockHz;
         }
       if (!std::isfinite(best.seconds))
@@ -119,7 +119,22 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
   return p;
 }
 
-std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel) {
+std::string moveStepText(const MoveStep &step, const hw::Target &target) {
+  switch (step.kind) {
+  case MoveStep::Kind::Pack:
+    return "pack (layout change)";
+  case MoveStep::Kind::Move:
+    return target.instructions[size_t(step.move)].name + " (" +
+           target.memories[size_t(step.from)].name + " -> " +
+           target.memories[size_t(step.to)].name + ")";
+  case MoveStep::Kind::Undescribed:
+    return "(no move out of " + target.memories[size_t(step.from)].name + " is described)";
+  }
+  return "";
+}
+
+std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel,
+                          const hw::Target &target) {
   std::ostringstream out;
   const ir::Statement &s = kernel.statements[m.index];
   out << kernel.name << " s" << m.index << ": " << m.text << "\n";
@@ -129,7 +144,7 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel) 
       << "\n";
   for (size_t i = 0; i < m.candidates.size(); ++i) {
     const Candidate &c = m.candidates[i];
-    out << "  #" << i + 1 << " " << c.instruction;
+    out << "  #" << i + 1 << " " << target.instructions[size_t(c.instruction)].name;
     if (c.partial)
       out << " [partial]";
     if (c.degenerate)
@@ -161,7 +176,7 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel) 
       if (!ob.moves.empty()) {
         out << " via ";
         for (size_t v = 0; v < ob.moves.size(); ++v)
-          out << (v ? ", " : "") << ob.moves[v];
+          out << (v ? ", " : "") << moveStepText(ob.moves[v], target);
       }
       out << "\n";
     }
@@ -171,7 +186,7 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel) 
       out << "      note: " << c.partialNote << "\n";
   }
   for (const auto &r : m.rejected)
-    out << "  x " << r.instruction << ": " << r.reason << "\n";
+    out << "  x " << target.instructions[size_t(r.instruction)].name << ": " << r.reason << "\n";
   return out.str();
 }
 
@@ -200,7 +215,7 @@ std::string printPartition(const Partition &p, const ir::Kernel &kernel) {
   return out.str();
 }
 
-void reportUnmapped(const StatementMappings &m, DiagnosticSink &diags) {
+void reportUnmapped(const StatementMappings &m, const hw::Target &target, DiagnosticSink &diags) {
   for (const Candidate &c : m.candidates)
     if (!c.partial)
       return;
@@ -209,9 +224,10 @@ void reportUnmapped(const StatementMappings &m, DiagnosticSink &diags) {
   message += "; it will run as scalar code";
   Diagnostic &d = diags.report(Severity::Info, "I0301", m.range, message);
   for (const Candidate &c : m.candidates)
-    d.note(m.range, c.instruction + " runs part of it: " + c.partialNote);
+    d.note(m.range,
+           target.instructions[size_t(c.instruction)].name + " runs part of it: " + c.partialNote);
   for (const Rejection &r : m.rejected)
-    d.note(m.range, r.instruction + ": " + r.reason);
+    d.note(m.range, target.instructions[size_t(r.instruction)].name + ": " + r.reason);
 }
 
 } // namespace isam::mapping

@@ -6,6 +6,12 @@ namespace isam::mapping {
 
 namespace {
 
+std::string instructionName(const hw::Target &t, int instruction) {
+  if (instruction >= 0 && size_t(instruction) < t.instructions.size())
+    return "'" + t.instructions[size_t(instruction)].name + "'";
+  return "instruction #" + std::to_string(instruction);
+}
+
 bool sameAccess(const ir::Access &a, const ir::Access &b) {
   if (a.tensor != b.tensor || a.indices.size() != b.indices.size())
     return false;
@@ -45,11 +51,12 @@ public:
       return;
     }
     s_ = &k_.statements[at_];
-    const hw::Instruction *in = t_.instruction(c_.instruction);
-    if (!in) {
-      fail("'" + c_.instruction + "' is not an instruction of " + t_.name);
+    if (c_.instruction < 0 || size_t(c_.instruction) >= t_.instructions.size()) {
+      fail("instruction #" + std::to_string(c_.instruction) + " of " +
+           std::to_string(t_.instructions.size()));
       return;
     }
+    const hw::Instruction *in = &t_.instructions[size_t(c_.instruction)];
     if (in->isMove != c_.isMove)
       fail(std::string("'") + in->name + "' is " + (in->isMove ? "" : "not ") +
            "a move but the candidate says otherwise");
@@ -78,8 +85,8 @@ private:
     Diagnostic d;
     d.code = "E0902";
     d.range = at_ < k_.statements.size() ? k_.statements[at_].range : k_.range;
-    d.message = "internal: mapping of '" + k_.name + "' s" + std::to_string(at_) + " onto '" +
-                c_.instruction + "' (" + t_.name + "): " + what;
+    d.message = "internal: mapping of '" + k_.name + "' s" + std::to_string(at_) + " onto " +
+                instructionName(t_, c_.instruction) + " (" + t_.name + "): " + what;
     out_.push_back(std::move(d));
   }
 
@@ -145,6 +152,28 @@ private:
     return followable;
   }
 
+  // A move of the target between two of its memories, a pack, or a memory nothing empties.
+  void moveStep(const MoveStep &m, const std::string &what) {
+    auto memory = [&](int x) { return x >= 0 && size_t(x) < t_.memories.size(); };
+    switch (m.kind) {
+    case MoveStep::Kind::Pack:
+      return;
+    case MoveStep::Kind::Undescribed:
+      if (!memory(m.from))
+        fail(what + " has an undescribed move out of memory #" + std::to_string(m.from));
+      return;
+    case MoveStep::Kind::Move:
+      if (m.move < 0 || size_t(m.move) >= t_.instructions.size() ||
+          !t_.instructions[size_t(m.move)].isMove)
+        fail(what + " is brought by instruction #" + std::to_string(m.move) +
+             ", which is not a move of " + t_.name);
+      else if (!memory(m.from) || !memory(m.to) || m.from == m.to)
+        fail(what + " is brought by " + t_.instructions[size_t(m.move)].name + " from memory #" +
+             std::to_string(m.from) + " to #" + std::to_string(m.to));
+      return;
+    }
+  }
+
   void remainder(const IndexBinding &ib, const std::string &what) {
     bool ok;
     if (ib.instrExtent == 0)
@@ -177,14 +206,8 @@ private:
       if (ob.operand != op.name || ob.role != op.role)
         fail("binding #" + std::to_string(o) + " is " + what + " (" + ir::tensorRoleName(ob.role) +
              ") but the instruction's is '" + op.name + "' (" + ir::tensorRoleName(op.role) + ")");
-      for (const std::string &m : ob.moves) {
-        if (m.rfind("pack", 0) == 0)
-          continue;
-        // Listed as "NAME (FROM -> TO)".
-        const hw::Instruction *mv = t_.instruction(m.substr(0, m.find(' ')));
-        if (!mv || !mv->isMove)
-          fail(what + " is brought in by '" + m + "', which is not a move of " + t_.name);
-      }
+      for (const MoveStep &m : ob.moves)
+        moveStep(m, what);
       if (ob.tensor < 0)
         continue;
       if (size_t(ob.tensor) >= k_.tensors.size()) {
@@ -255,26 +278,30 @@ std::vector<Diagnostic> verify(const StatementMappings &m, const ir::Kernel &ker
     fail("they name '" + m.kernel + "' s" + std::to_string(m.index) + " on '" + m.target + "'");
     return out;
   }
-  std::set<std::string> mapped;
+  std::set<int> mapped;
   for (const Candidate &c : m.candidates)
     mapped.insert(c.instruction);
-  std::set<std::string> rejected;
+  std::set<int> rejected;
   for (const Rejection &r : m.rejected) {
+    std::string name = instructionName(target, r.instruction);
+    if (r.instruction < 0 || size_t(r.instruction) >= target.instructions.size())
+      fail(name + " of " + std::to_string(target.instructions.size()) + " is rejected");
     if (r.reason.empty())
-      fail("'" + r.instruction + "' is rejected without a reason");
+      fail(name + " is rejected without a reason");
     if (mapped.count(r.instruction))
-      fail("'" + r.instruction + "' is both a candidate and rejected");
+      fail(name + " is both a candidate and rejected");
     rejected.insert(r.instruction);
   }
   if (!m.budgetExhausted)
-    for (const hw::Instruction &in : target.instructions)
-      if (!mapped.count(in.name) && !rejected.count(in.name))
-        fail("'" + in.name + "' is neither a candidate nor rejected");
+    for (size_t i = 0; i < target.instructions.size(); ++i)
+      if (!mapped.count(int(i)) && !rejected.count(int(i)))
+        fail("'" + target.instructions[i].name + "' is neither a candidate nor rejected");
   auto good = [](const Candidate &c) { return !c.partial && !c.degenerate; };
   for (size_t i = 1; i < m.candidates.size(); ++i)
     if (good(m.candidates[i]) && !good(m.candidates[i - 1]))
-      fail("candidate #" + std::to_string(i) + " ('" + m.candidates[i].instruction +
-           "') is full and non-degenerate but ranked after one that is not");
+      fail("candidate #" + std::to_string(i) + " (" +
+           instructionName(target, m.candidates[i].instruction) +
+           ") is full and non-degenerate but ranked after one that is not");
   for (const Candidate &c : m.candidates)
     for (auto &d : verify(c, kernel, m.index, target))
       out.push_back(std::move(d));

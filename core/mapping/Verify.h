@@ -14,7 +14,8 @@
 // instruction index of extent above 1 is left unbound; one operand binding per instruction
 // operand, in order and of its role; an operand bound to a statement tensor stands for one of
 // the statement's accesses of that tensor, has the instruction operand's element type, and
-// every run of fused indices is contiguous in it; each move a move of the target (a pack aside);
+// every run of fused indices is contiguous in it; each move step a move of the target between
+// two of its memories (or a pack, or a memory nothing empties);
 // estimates positive (instruction count, cycles, utilization in (0, 1]).
 // For a statement's mappings: the kernel, statement and target named; every instruction either
 // a candidate or a rejection with a reason, not both (unless the budget ran out); full,

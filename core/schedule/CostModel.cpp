@@ -64,7 +64,7 @@ AnalyticalModel::AnalyticalModel(const ir::Kernel &kernel, const hw::Target &tar
 Cost AnalyticalModel::evaluate(Config &c) const {
   Cost cost;
   const ir::Statement &s = kernel_.statements[c.statement];
-  const hw::Instruction &instr = *target_.instruction(c.instruction);
+  const hw::Instruction &instr = target_.instructions[size_t(c.instruction)];
   const ir::Statement &I = instr.semantics.statements[0];
   size_t nv = c.vindices.size(), nl = c.levels.size();
 
@@ -101,7 +101,8 @@ Cost AnalyticalModel::evaluate(Config &c) const {
            ir::elemTypeBytes(kernel_.tensors[p.tensor].type);
   };
   double overlapped = 0, serial = 0;
-  std::string slowest;
+  Bound slowest = Bound::None; // what `overlapped` is: a memory's or a unit's bandwidth
+  int slowestAt = -1;
   // Double-buffered scratchpads: the time each unit spends on their moves (moves on one unit
   // queue behind each other, whichever level they fill), and the bytes through each memory
   // they stream from or to (moves through one memory share its bandwidth).
@@ -112,7 +113,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   for (size_t l = 1; l < nl; ++l) {
     const Level &lv = c.levels[l];
     Cost::LevelCost lc;
-    lc.memory = lv.name;
+    lc.memory = lv.memory;
     lc.capacityBytes = double(lv.capacityBytes);
     double footprint = 0, transfers = 0;
     int registers = 0;
@@ -182,7 +183,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     // Moves into a scratchpad go at the slower of the path's and the move's own bandwidth.
     for (const auto &p : c.operands)
       if (p.staged[l])
-        if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l]));
+        if (const hw::Instruction *mv = stagingMove(p.staging[l], target_);
             mv && mv->cost.bandwidthBytesPerCycle > 0)
           bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle)
                       : mv->cost.bandwidthBytesPerCycle;
@@ -191,12 +192,12 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     double moveLatency = 0;
     for (const auto &p : c.operands)
       if (p.staged[l])
-        if (const hw::Instruction *mv = target_.instruction(moveName(p.via[l])))
+        if (const hw::Instruction *mv = stagingMove(p.staging[l], target_))
           moveLatency = std::max(moveLatency, mv->cost.latencyCycles);
     // The fills and write-backs issue at their moves' rates; out-of-order cores overlap about
     // half of them with the neighbouring tiles' arithmetic.
     for (auto [p, moves] : stagedRegisters) {
-      const hw::Instruction *in = target_.instruction(moveName(p->via[l]));
+      const hw::Instruction *in = stagingMove(p->staging[l], target_);
       const hw::Instruction *out = p->output ? storeFrom(target_, lv.memory) : nullptr;
       double cycles = moves / (in && in->cost.perCycle > 0 ? in->cost.perCycle : 1);
       if (p->output)
@@ -214,7 +215,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
         int outer = c.levels[size_t(*(at - 1))].memory;
         Traffic tr = operandTraffic(kernel_, c, o, l);
         double once = tr.loads * tr.tileBytes;
-        const hw::Instruction *fill = target_.instruction(moveName(p.via[l]));
+        const hw::Instruction *fill = stagingMove(p.staging[l], target_);
         const hw::Instruction *drain = p.output ? moveOut(target_, lv.memory, outer) : nullptr;
         for (auto [mv, bytes] : {std::pair{fill, once}, std::pair{drain, p.output ? once : 0.0}}) {
           if (!mv || bytes <= 0)
@@ -229,7 +230,8 @@ Cost AnalyticalModel::evaluate(Config &c) const {
       }
     } else if (lc.cycles > overlapped) {
       overlapped = lc.cycles;
-      slowest = lv.name;
+      slowest = Bound::Bandwidth;
+      slowestAt = lv.memory;
     }
     cost.levels.push_back(lc);
   }
@@ -237,20 +239,22 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   for (auto [unit, cycles] : unitCycles)
     if (cycles / coresUsed > overlapped) {
       overlapped = cycles / coresUsed;
-      slowest = unit >= 0 ? "the " + target_.units[size_t(unit)].name + " unit's" : "the moves'";
+      slowest = Bound::UnitBandwidth;
+      slowestAt = unit;
     }
   for (auto [memory, bytes] : channelBytes)
     if (double bw = target_.memories[size_t(memory)].bandwidthBytesPerCycle;
         bw > 0 && bytes / bw > overlapped) {
       overlapped = bytes / bw;
-      slowest = target_.memories[size_t(memory)].name;
+      slowest = Bound::Bandwidth;
+      slowestAt = memory;
     }
   serial += prologue + fillLatency + drainLatency;
 
   // Compute, and the latency bound of accumulation chains.
   double perCycle = instr.cost.perCycle;
   cost.computeCycles = calls / (perCycle * coresUsed);
-  cost.bound = "compute";
+  cost.bound = Bound::Compute;
   if (I.reduce != ir::ReduceOp::None) {
     const auto &inner = c.order[nl - 1];
     size_t lastReduction = 0;
@@ -286,7 +290,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
     double latencyBound = calls * perCall / coresUsed;
     if (latencyBound > cost.computeCycles * (1 + 1e-9)) {
       cost.computeCycles = latencyBound;
-      cost.bound = "latency";
+      cost.bound = Bound::Latency;
     }
   }
   cost.cycles = std::max(cost.computeCycles, overlapped) + serial;
@@ -305,10 +309,12 @@ Cost AnalyticalModel::evaluate(Config &c) const {
           break;
         }
   cost.score = cost.cycles + 1e-3 * movement;
-  if (overlapped > cost.computeCycles && overlapped >= serial)
-    cost.bound = slowest + " bandwidth";
-  else if (serial > std::max(cost.computeCycles, overlapped))
-    cost.bound = "moves (not overlapped)";
+  if (overlapped > cost.computeCycles && overlapped >= serial) {
+    cost.bound = slowest;
+    cost.boundAt = slowestAt;
+  } else if (serial > std::max(cost.computeCycles, overlapped)) {
+    cost.bound = Bound::MovesNotOverlapped;
+  }
 
   double instrPoints = 1;
   for (const auto &idx : I.indices)
@@ -375,11 +381,6 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
-}
-
-std::string moveName(const std::string &via) {
-  auto space = via.rfind(' ');
-  return space == std::string::npos ? via : via.substr(space + 1);
 }
 
 std::vector<int> layoutDims(const Config &c, size_t operand) {

@@ -48,9 +48,6 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
 // instruction at a register level.
 bool loadsInto(const Config &c, size_t operand, size_t level);
 
-// The move of a staging step's `via` ("mvin", or "pack, then mvin").
-std::string moveName(const std::string &via);
-
 // An operand's tile as a scratchpad lays it out (and a DMA moves it): one dimension per
 // virtual index that moves it, the loops first (outermost first), then the instruction
 // operand's own dimensions (-1: one that follows none). Empty when placement.dims is.

@@ -163,7 +163,7 @@ private:
   }
 
   void call() {
-    const hw::Instruction &in = *t_.instruction(c_.instruction);
+    const hw::Instruction &in = t_.instructions[size_t(c_.instruction)];
     const ir::Statement &I = in.semantics.statements[0];
     size_t ni = I.indices.size();
     std::vector<int> vOf(ni, -1);

@@ -110,7 +110,8 @@ StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
   // A reduction starts from its identity; so does an accumulating instruction that runs a
   // plain assignment (acc max= a computes a copy when acc starts at -inf).
   const mapping::Candidate &cand = mappings.candidates[config.mapping];
-  ir::ReduceOp instrReduce = target.instruction(config.instruction)->semantics.statements[0].reduce;
+  ir::ReduceOp instrReduce =
+      target.instructions[size_t(config.instruction)].semantics.statements[0].reduce;
   if ((s.reduce != ir::ReduceOp::None && !s.accumulates) || cand.zeroInit) {
     Node init;
     init.kind = Node::Kind::Init;
@@ -157,13 +158,14 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
     const Buffer &b = ss.buffers[n.buffer];
     const OperandPlacement &p = c.operands[b.operand];
     o << pad << "stage " << b.name << " <- " << ir::printAccess(p.access, s, kernel.tensors)
-      << " via " << p.via[b.level] << (p.output ? ", written back after" : "") << "\n";
+      << " via " << stagingText(p.staging[b.level], target)
+      << (p.output ? ", written back after" : "") << "\n";
     for (const auto &x : n.body)
       printNode(o, x, ss, kernel, target, depth + 1);
     return;
   }
   case Node::Kind::Call: {
-    const hw::Instruction &in = *target.instruction(c.instruction);
+    const hw::Instruction &in = target.instructions[size_t(c.instruction)];
     o << pad << in.name << "(";
     bool first = true;
     for (const auto &p : c.operands) {
@@ -181,6 +183,51 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
 
 } // namespace
 
+const hw::Instruction *stagingMove(const Staging &staging, const hw::Target &target) {
+  bool moves = staging.kind == Staging::Kind::Move || staging.kind == Staging::Kind::PackThenMove;
+  return moves ? &target.instructions[size_t(staging.move)] : nullptr;
+}
+
+std::string stagingText(const Staging &staging, const hw::Target &target) {
+  switch (staging.kind) {
+  case Staging::Kind::None:
+    return "";
+  case Staging::Kind::Copy:
+    return "copy";
+  case Staging::Kind::Pack:
+    return "pack";
+  case Staging::Kind::Move:
+    return stagingMove(staging, target)->name;
+  case Staging::Kind::PackThenCopy:
+    return "pack, then copy";
+  case Staging::Kind::PackThenMove:
+    return "pack, then " + stagingMove(staging, target)->name;
+  }
+  return "";
+}
+
+std::string boundText(const Cost &cost, const hw::Target &target) {
+  switch (cost.bound) {
+  case Bound::None:
+    return "";
+  case Bound::Compute:
+    return "compute";
+  case Bound::Latency:
+    return "latency";
+  case Bound::Bandwidth:
+    return target.memories[size_t(cost.boundAt)].name + " bandwidth";
+  case Bound::UnitBandwidth:
+    return cost.boundAt >= 0
+               ? "the " + target.units[size_t(cost.boundAt)].name + " unit's bandwidth"
+               : "the moves' bandwidth";
+  case Bound::MovesNotOverlapped:
+    return "moves (not overlapped)";
+  case Bound::ScalarCode:
+    return "scalar code";
+  }
+  return "";
+}
+
 std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
                           const hw::Target &target) {
   std::ostringstream o;
@@ -192,7 +239,7 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
     if (c.mapping < 0) {
       o << "  no instruction runs it fully: scalar code\n";
     } else {
-      o << "  mapping: " << c.instruction << " (";
+      o << "  mapping: " << target.instructions[size_t(c.instruction)].name << " (";
       bool first = true;
       for (const auto &v : c.vindices) {
         if (v.instrIndex < 0)
@@ -223,7 +270,7 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
     cost.precision(1);
     if (c.mapping >= 0)
       cost << ", " << ss.cost.utilization * 100 << "% of peak";
-    cost << ", bound: " << ss.cost.bound;
+    cost << ", bound: " << boundText(ss.cost, target);
     if (ss.cost.accumulators > 0)
       cost << "; " << ss.cost.accumulators << " independent accumulators";
     if (ss.cost.registersUsed > 0)
@@ -233,8 +280,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
       std::ostringstream line;
       line.setf(std::ios::fixed);
       line.precision(0);
-      line << "    into " << lc.memory << ": " << lc.bytes << " B in " << lc.cycles
-           << " cycles; working set " << lc.footprintBytes << " B";
+      line << "    into " << target.memories[size_t(lc.memory)].name << ": " << lc.bytes << " B in "
+           << lc.cycles << " cycles; working set " << lc.footprintBytes << " B";
       if (lc.capacityBytes > 0)
         line << " of " << lc.capacityBytes;
       o << line.str() << "\n";

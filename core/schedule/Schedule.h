@@ -45,6 +45,25 @@ struct Level {
   uint32_t registerBytes = 0;        // registers: the width of one
 };
 
+// How an operand's tile is brought into an explicit buffer at one level.
+struct Staging {
+  enum class Kind {
+    None,         // not staged at this level
+    Copy,         // a plain copy (no move of the target connects the two levels)
+    Pack,         // a copy into the instruction's layout, through a cache level
+    Move,         // the target's move `move`
+    PackThenCopy, // packed into the instruction's layout, then copied
+    PackThenMove, // packed into the instruction's layout, then the target's move `move`
+  };
+  Kind kind = Kind::None;
+  int move = -1; // Move, PackThenMove: index into hw::Target::instructions
+};
+// As the schedule's text shows it: "", "copy", "pack", "mvin", "pack, then copy",
+// "pack, then mvin".
+std::string stagingText(const Staging &staging, const hw::Target &target);
+// The target's move a staging step runs, or nullptr (none, a copy or a pack).
+const hw::Instruction *stagingMove(const Staging &staging, const hw::Target &target);
+
 // Where each instruction operand's tiles live.
 struct OperandPlacement {
   int operand = -1;             // instruction tensor
@@ -53,7 +72,7 @@ struct OperandPlacement {
   bool output = false;          // written by the instruction (out or inout)
   std::vector<int> path;        // levels it passes through, outermost first
   std::vector<bool> staged;     // per level: an explicit buffer at that level
-  std::vector<std::string> via; // per level: the move (or "copy", "pack") that fills it
+  std::vector<Staging> staging; // per level: what fills it (kind None exactly where not staged)
   bool layoutChange = false;    // the mapping needs it in another layout than the tensor's
   bool scalar = false;          // the instruction operand is one element (broadcast to lanes)
   // Per dimension of the instruction operand: the virtual index it follows (-1: none). Empty
@@ -64,8 +83,8 @@ struct OperandPlacement {
 
 struct Config {
   size_t statement = 0;
-  int mapping = -1; // index into the statement's candidates; -1: scalar code (no mapping)
-  std::string instruction;
+  int mapping = -1;     // index into the statement's candidates; -1: scalar code (no mapping)
+  int instruction = -1; // the mapping's instruction: index into hw::Target::instructions
   std::vector<VirtualIndex> vindices;
   std::vector<Level> levels;
   std::vector<std::vector<int64_t>> tiles; // [level][v]
@@ -73,6 +92,17 @@ struct Config {
   int parallel = -1;                       // virtual index of the parallel loop at level 0
   std::vector<OperandPlacement> operands;
   std::vector<bool> doubleBuffered; // per level
+};
+
+// What limits a schedule's speed.
+enum class Bound {
+  None,               // no verdict (an invalid Config)
+  Compute,            // the instruction's issue rate
+  Latency,            // too few independent accumulators to hide the instruction's latency
+  Bandwidth,          // a memory's bandwidth (Cost::boundAt: the memory)
+  UnitBandwidth,      // the moves of one unit (Cost::boundAt: the unit, -1: moves on no unit)
+  MovesNotOverlapped, // moves that no computation overlaps
+  ScalarCode,         // no instruction runs the statement: point-wise code
 };
 
 // The cost model's verdict on a Config.
@@ -85,9 +115,10 @@ struct Cost {
   double score = 0;
   double computeCycles = 0;
   double utilization = 0; // of the compute peak the target describes
-  std::string bound;      // "compute", "latency", or a memory name (its bandwidth)
+  Bound bound = Bound::None;
+  int boundAt = -1; // Bandwidth: index into hw::Target::memories; UnitBandwidth: into units
   struct LevelCost {
-    std::string memory;
+    int memory = -1;  // index into hw::Target::memories
     double bytes = 0; // moved into the level
     double cycles = 0;
     double footprintBytes = 0;
@@ -146,6 +177,10 @@ struct KernelSchedule {
 StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
                         const mapping::StatementMappings &mappings, const Config &config,
                         const Cost &cost);
+
+// As people read it: "compute", "latency", "DRAM bandwidth", "the dma unit's bandwidth",
+// "moves (not overlapped)", "scalar code" ("" for Bound::None).
+std::string boundText(const Cost &cost, const hw::Target &target);
 
 std::string printSchedule(const KernelSchedule &s, const ir::Kernel &kernel,
                           const hw::Target &target);

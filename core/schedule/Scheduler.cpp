@@ -75,7 +75,7 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
     out.root.body.push_back(scalar);
   }
   out.cost.valid = true;
-  out.cost.bound = "scalar code";
+  out.cost.bound = Bound::ScalarCode;
   out.cost.cycles = double(s.pointCount());
   out.cost.computeCycles = out.cost.cycles;
   return out;
@@ -102,14 +102,15 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       const auto &cand = m.candidates[c];
       if (cand.partial || cand.degenerate)
         continue;
-      if (!pin.instruction.empty() && cand.instruction != pin.instruction)
+      if (!pin.instruction.empty() &&
+          target.instructions[size_t(cand.instruction)].name != pin.instruction)
         continue;
       choices.push_back(int(c));
     }
     if (!pin.instruction.empty() && choices.empty()) {
       std::string reason;
       for (const auto &r : m.rejected)
-        if (r.instruction == pin.instruction)
+        if (target.instructions[size_t(r.instruction)].name == pin.instruction)
           reason = r.reason;
       diags.error("E0701", pinRange,
                   "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
@@ -159,7 +160,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
   return out;
 }
 
-std::string pinText(const Config &config) {
+std::string pinText(const Config &config, const hw::Target &target) {
   auto nameable = [&](int v) { return config.vindices[v].name.find('*') == std::string::npos; };
   std::string out = "schedule {";
   auto item = [&](const std::string &text) {
@@ -167,7 +168,7 @@ std::string pinText(const Config &config) {
     out += text;
   };
   if (config.mapping >= 0)
-    item("map " + config.instruction + ";");
+    item("map " + target.instructions[size_t(config.instruction)].name + ";");
   for (size_t l = 1; l < config.levels.size(); ++l) {
     std::string tiles;
     for (size_t v = 0; v < config.vindices.size(); ++v)

@@ -30,6 +30,6 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
 // the statement: `map`, the tiles of each level inside the outermost, the loop order of each
 // level and the parallel loop. Decisions about fused indices (named `a*b`), which the language
 // cannot name, are left to the search.
-std::string pinText(const Config &config);
+std::string pinText(const Config &config, const hw::Target &target);
 
 } // namespace isam::schedule

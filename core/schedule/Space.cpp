@@ -100,7 +100,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
              const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {
   const mapping::Candidate &c = mappings.candidates[candidate];
   const ir::Statement &s = kernel.statements[mappings.index];
-  const hw::Instruction &instr = *target.instruction(c.instruction);
+  const hw::Instruction &instr = target.instructions[size_t(c.instruction)];
   Config &k = skeleton_;
   k.statement = mappings.index;
   k.mapping = candidate;
@@ -190,7 +190,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       p.dims.push_back(follows);
     }
     p.staged.assign(k.levels.size(), false);
-    p.via.assign(k.levels.size(), "");
+    p.staging.assign(k.levels.size(), {});
     for (auto it = paths[o].rbegin(); it != paths[o].rend(); ++it)
       p.path.push_back(levelOf(*it));
     int innermostCache = -1;
@@ -201,7 +201,8 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       if (lv.softwareManaged && (!lv.registers || p.output)) {
         p.staged[l] = true;
         const hw::Instruction *mv = moveBetween(target, lv.memory, k.levels[outer].memory);
-        p.via[l] = mv ? mv->name : "copy";
+        p.staging[l] = mv ? Staging{Staging::Kind::Move, int(mv - target.instructions.data())}
+                          : Staging{Staging::Kind::Copy};
       }
       if (!lv.softwareManaged)
         innermostCache = l;
@@ -212,11 +213,13 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       // (a scratchpad filled by DMA), the first staging copy has to make it.
       if (innermostCache > 0 && !p.output) {
         p.staged[innermostCache] = true;
-        p.via[innermostCache] = "pack";
+        p.staging[innermostCache] = {Staging::Kind::Pack};
       } else {
         for (size_t l = 0; l < p.staged.size(); ++l)
           if (p.staged[l] && !k.levels[l].registers) {
-            p.via[l] = "pack, then " + p.via[l];
+            p.staging[l] = p.staging[l].kind == Staging::Kind::Move
+                               ? Staging{Staging::Kind::PackThenMove, p.staging[l].move}
+                               : Staging{Staging::Kind::PackThenCopy};
             break;
           }
       }
@@ -239,7 +242,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
       }
       if (farRows) {
         p.staged[innermostCache] = true;
-        p.via[innermostCache] = "pack";
+        p.staging[innermostCache] = {Staging::Kind::Pack};
       }
     }
     k.operands.push_back(p);

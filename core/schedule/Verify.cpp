@@ -40,14 +40,19 @@ public:
         return false;
       }
       cand_ = &m_.candidates[size_t(c_.mapping)];
-      instr_ = t_.instruction(c_.instruction);
-      if (cand_->instruction != c_.instruction || !instr_) {
-        fail("the Config runs '" + c_.instruction + "' but its mapping is onto '" +
-             cand_->instruction + "'");
+      if (cand_->instruction != c_.instruction || c_.instruction < 0 ||
+          size_t(c_.instruction) >= t_.instructions.size()) {
+        fail("the Config runs instruction #" + std::to_string(c_.instruction) +
+             " but its mapping is onto #" + std::to_string(cand_->instruction));
         return false;
       }
+      instr_ = &t_.instructions[size_t(c_.instruction)];
       if (cand_->partial || cand_->degenerate)
         fail("the Config uses a partial or degenerate mapping");
+    }
+    if (c_.mapping < 0 && !c_.operands.empty()) {
+      fail("scalar code with operand placements");
+      return false;
     }
     bool ok = vindices() && levels() && tiles();
     if (ok)
@@ -62,15 +67,17 @@ public:
       fail("the chosen schedule's cost is invalid: " + cost.invalidReason);
       return;
     }
+    bound(cost);
     if (c_.mapping < 0)
       return;
     for (const Cost::LevelCost &lc : cost.levels) {
       const Level *lv = nullptr;
       for (const Level &l : c_.levels)
-        if (l.name == lc.memory)
+        if (l.memory == lc.memory)
           lv = &l;
       if (!lv) {
-        fail("the cost names level " + lc.memory + ", which the Config does not have");
+        fail("the cost names memory #" + std::to_string(lc.memory) +
+             ", which is no level of the Config");
         continue;
       }
       const hw::Memory &mem = t_.memories[size_t(lv->memory)];
@@ -80,6 +87,21 @@ public:
         fail("the cost model accepts a working set of " + std::to_string(lc.footprintBytes) +
              " B at " + lv->name + ", which holds " + std::to_string(capacity) + " B");
     }
+  }
+
+  // The verdict names what it needs: scalar code exactly for no mapping, a memory for a
+  // bandwidth bound, a unit (or none) for the moves of one unit.
+  void bound(const Cost &cost) {
+    bool scalar = cost.bound == Bound::ScalarCode;
+    if (scalar != (c_.mapping < 0) || cost.bound == Bound::None)
+      fail("the cost's bound does not fit a " +
+           std::string(c_.mapping < 0 ? "schedule without mapping" : "mapped schedule"));
+    else if (cost.bound == Bound::Bandwidth &&
+             (cost.boundAt < 0 || size_t(cost.boundAt) >= t_.memories.size()))
+      fail("a bandwidth bound at memory #" + std::to_string(cost.boundAt));
+    else if (cost.bound == Bound::UnitBandwidth &&
+             (cost.boundAt < -1 || cost.boundAt >= int(t_.units.size())))
+      fail("a unit-bandwidth bound at unit #" + std::to_string(cost.boundAt));
   }
 
   void buffers(const std::vector<Buffer> &bufs) {
@@ -118,6 +140,18 @@ public:
     for (size_t i = 0; i < root.body.size(); ++i)
       if (root.body[i].kind == Node::Kind::Init && i != 0)
         fail("an Init node after other nodes");
+    // A reduction starts from its identity unless it accumulates onto values already there;
+    // so does an accumulating instruction running a plain assignment (zeroInit).
+    bool zeroInit = cand_ && cand_->zeroInit;
+    bool wantInit = (s_->reduce != ir::ReduceOp::None && !s_->accumulates) || zeroInit;
+    ir::ReduceOp op = zeroInit ? instr_->semantics.statements[0].reduce : s_->reduce;
+    bool hasInit = !root.body.empty() && root.body[0].kind == Node::Kind::Init;
+    if (hasInit != wantInit)
+      fail(wantInit ? "the result does not start from the reduction's identity (no Init)"
+                    : "an Init node where the statement accumulates onto the values there");
+    else if (hasInit && root.body[0].init != op)
+      fail(std::string("the Init sets the identity of ") + ir::reduceOpText(root.body[0].init) +
+           " but the reduction is " + ir::reduceOpText(op));
     Walk w;
     for (const VirtualIndex &v : c_.vindices)
       w.box.push_back(v.extent);
@@ -215,8 +249,10 @@ private:
       int64_t extent = 1;
       bool reduction = false;
       for (int x : got.stmtIndices) {
-        if (x < 0 || size_t(x) >= s.indices.size()) {
-          fail(what + " covers statement index #" + std::to_string(x));
+        // Extents below 1 are the kernel's problem (ir::verify); they cannot be followed here.
+        if (x < 0 || size_t(x) >= s.indices.size() || s.indices[size_t(x)].extent < 1) {
+          fail(what + " covers statement index #" + std::to_string(x) +
+               ", which is not one of positive extent");
           return false;
         }
         extent *= s.indices[size_t(x)].extent;
@@ -348,7 +384,7 @@ private:
         ok = false;
         continue;
       }
-      if (p.staged.size() != nl || p.via.size() != nl) {
+      if (p.staged.size() != nl || p.staging.size() != nl) {
         fail(what + " has staging for " + std::to_string(p.staged.size()) + " of " +
              std::to_string(nl) + " levels");
         ok = false;
@@ -376,12 +412,24 @@ private:
       }
       for (size_t l = 0; l < nl; ++l) {
         bool onPath = std::find(p.path.begin(), p.path.end(), int(l)) != p.path.end();
-        if (p.staged[l] && (!onPath || l == size_t(p.path.front()) || p.via[l].empty()))
-          fail(what + " is staged at " + c_.levels[l].name +
-               ", off its path, at its home or by no move");
+        if (p.staged[l] && (!onPath || l == size_t(p.path.front())))
+          fail(what + " is staged at " + c_.levels[l].name + ", off its path or at its home");
+        staging(p.staging[l], p.staged[l], what + " at " + c_.levels[l].name);
       }
     }
     return ok;
+  }
+
+  // What fills a level: nothing exactly where nothing is staged; a move of the target where
+  // one is named.
+  void staging(const Staging &st, bool staged, const std::string &what) {
+    if ((st.kind == Staging::Kind::None) == staged)
+      fail(what + (staged ? " is staged by nothing" : " is filled but not staged"));
+    bool moves = st.kind == Staging::Kind::Move || st.kind == Staging::Kind::PackThenMove;
+    if (moves && (st.move < 0 || size_t(st.move) >= t_.instructions.size() ||
+                  !t_.instructions[size_t(st.move)].isMove))
+      fail(what + " is filled by instruction #" + std::to_string(st.move) +
+           ", which is not a move of " + t_.name);
   }
 
   void node(const Node &n, Walk w) {

@@ -13,16 +13,19 @@
 // entry per level and virtual index, level 0 holds everything, each level's tile is at least 1,
 // at most the enclosing one rounded up to whole calls, and a whole number of calls; orders are
 // permutations; the parallel loop is a write index; each operand placement's path runs from a
-// root memory inward (each memory inside the one before) to the instruction operand's, with staging
-// and moves only on the path (a move named where staged). With a valid cost: the working set the
-// model reports fits each level (registers counted against the register file).
-// For the schedule IR: a Block root, Init only at its top; loops step a valid virtual index by
-// a positive step, inside its enclosing box, outer levels outside inner ones, parallel only at
-// level 0 over the Config's parallel index; each buffer is a staged operand at its level,
-// staged exactly once around the one Call, inside loops of outer levels only, and large enough
-// for the operand's footprint over the box there; a Call covers at most one instruction's
-// extent of every bound index and one element of every loop; scalar code has one Scalar node
-// and no Call.
+// root memory inward (each memory inside the one before) to the instruction operand's, staged
+// only on the path below its home, filled by nothing exactly where not staged and by a move of
+// the target where a move is named. The cost: valid, its bound scalar code exactly for no
+// mapping and naming a memory or unit that exists; the working set the model reports fits each
+// level (registers counted against the register file).
+// For the schedule IR: a Block root, an Init of the right reduction at its top exactly when the
+// result starts from the identity (a reduction that does not accumulate, or zeroInit); loops step a
+// valid virtual index by a positive step, inside its enclosing box, outer levels outside inner
+// ones, parallel only at level 0 over the Config's parallel index; each buffer is a staged operand
+// at its level, staged exactly once around the one Call, inside loops of outer levels only, and
+// large enough for the operand's footprint over the box there; a Call covers at most one
+// instruction's extent of every bound index and one element of every loop; scalar code has one
+// Scalar node and no Call.
 #pragma once
 
 #include "diag/Diagnostic.h"

@@ -390,7 +390,7 @@ TEST(AccelVariants, SmallerScratchpadGetsSmallerTiles) {
   auto base = gemm(512, 512, 512), small = gemm(512, 512, 512, "systolic16_spad64k");
   auto spadBytes = [](const Compiled &c) {
     for (const auto &l : c.schedule.statements[0].cost.levels)
-      if (l.memory == "SPAD")
+      if (l.memory == c.target.memoryIndex("SPAD"))
         return l.footprintBytes;
     return 0.0;
   };

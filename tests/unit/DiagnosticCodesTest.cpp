@@ -476,7 +476,7 @@ std::vector<Case> cases() {
          auto target = s->target("t");
          if (!kernels.empty() && target)
            for (const auto &m : s->mappings(kernels[0], *target))
-             mapping::reportUnmapped(m, s->diagnostics());
+             mapping::reportUnmapped(m, *target, s->diagnostics());
          return s;
        },
        "Y[i] = exp(X[i]);", "no instruction of t runs this statement; it will run as scalar code"},

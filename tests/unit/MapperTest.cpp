@@ -40,7 +40,12 @@ target array {
 struct Mapped {
   std::unique_ptr<Session> session;
   ir::Kernel kernel;
+  hw::Target target;
   mapping::StatementMappings result;
+  std::string name(int instruction) const {
+    return target.instructions.at(size_t(instruction)).name;
+  }
+  std::string print() const { return mapping::printMappings(result, kernel, target); }
 };
 
 Mapped mapOne(const std::string &kernelText, const std::string &target, size_t statement = 0) {
@@ -53,7 +58,8 @@ Mapped mapOne(const std::string &kernelText, const std::string &target, size_t s
   m.kernel = ks.at(0);
   auto t = m.session->target(target);
   EXPECT_TRUE(t.has_value());
-  m.result = mapping::mapStatement(m.kernel, statement, *t);
+  m.target = *t;
+  m.result = mapping::mapStatement(m.kernel, statement, m.target);
   return m;
 }
 
@@ -61,7 +67,7 @@ const mapping::Candidate *find(const Mapped &m, const std::string &instr,
                                const std::string &index, const std::vector<std::string> &stmt) {
   const ir::Statement &s = m.kernel.statements[m.result.index];
   for (const auto &c : m.result.candidates) {
-    if (c.instruction != instr)
+    if (m.name(c.instruction) != instr)
       continue;
     for (const auto &b : c.bindings) {
       std::vector<std::string> names;
@@ -76,7 +82,7 @@ const mapping::Candidate *find(const Mapped &m, const std::string &instr,
 
 std::string rejection(const Mapped &m, const std::string &instr) {
   for (const auto &r : m.result.rejected)
-    if (r.instruction == instr)
+    if (m.name(r.instruction) == instr)
       return r.reason;
   return "";
 }
@@ -91,8 +97,8 @@ instance g = gemm<12, 20, 7>;
 TEST(Mapper, GemmOntoVectorFmaAlongN) {
   auto m = mapOne(kGemm, "vec");
   const auto *c = find(m, "fma8", "i", {"n"});
-  ASSERT_NE(c, nullptr) << mapping::printMappings(m.result, m.kernel);
-  EXPECT_EQ(m.result.candidates.front().instruction, "fma8");
+  ASSERT_NE(c, nullptr) << m.print();
+  EXPECT_EQ(m.name(m.result.candidates.front().instruction), "fma8");
   EXPECT_EQ(c->bindings[0].remainder, mapping::Remainder::Mask); // 20 = 2 x 8 + 4
   EXPECT_EQ(c->instructionCount, 12 * 3 * 7);
   EXPECT_FALSE(c->degenerate);
@@ -109,12 +115,15 @@ TEST(Mapper, GemmOntoVectorFmaAlongN) {
 TEST(Mapper, GemmOntoMatrixInstruction) {
   auto m = mapOne(kGemm, "array");
   const auto *c = find(m, "mma", "k", {"k"});
-  ASSERT_NE(c, nullptr) << mapping::printMappings(m.result, m.kernel);
+  ASSERT_NE(c, nullptr) << m.print();
   EXPECT_EQ(c->bindings[2].remainder, mapping::Remainder::Pad); // k = 7 in a 4-deep array
   EXPECT_EQ(c->instructionCount, 3 * 5 * 2);
   for (const auto &o : c->operands) {
     if (o.operand == "a") {
-      EXPECT_NE(std::find(o.moves.begin(), o.moves.end(), "mvin (DRAM -> SPAD)"), o.moves.end());
+      std::vector<std::string> moves;
+      for (const auto &mv : o.moves)
+        moves.push_back(mapping::moveStepText(mv, m.target));
+      EXPECT_NE(std::find(moves.begin(), moves.end(), "mvin (DRAM -> SPAD)"), moves.end());
     }
   }
 }
@@ -160,7 +169,7 @@ instance p = pw<8, 8, 3, 5>;
 )",
                   "array");
   const auto *c = find(m, "mma", "j", {"h", "w"});
-  ASSERT_NE(c, nullptr) << mapping::printMappings(m.result, m.kernel);
+  ASSERT_NE(c, nullptr) << m.print();
   EXPECT_EQ(c->bindings[1].stmtExtent, 15);
 }
 
@@ -196,11 +205,11 @@ instance d = dw<8, 4, 4>;
                   "array");
   bool anyGood = false;
   for (const auto &c : m.result.candidates)
-    if (c.instruction == "mma")
+    if (m.name(c.instruction) == "mma")
       anyGood = anyGood || !c.degenerate;
-  EXPECT_FALSE(anyGood) << mapping::printMappings(m.result, m.kernel);
+  EXPECT_FALSE(anyGood) << m.print();
   for (const auto &c : m.result.candidates)
-    if (c.instruction == "mma") {
+    if (m.name(c.instruction) == "mma") {
       EXPECT_LE(c.utilization, 0.25 + 1e-9);
       // The instruction index left on a unit extent is named with the reason.
       EXPECT_NE(c.partialNote.find("degenerate: index "), std::string::npos) << c.partialNote;
@@ -215,7 +224,7 @@ instance k1 = k<16>;
 )",
                   "vec");
   const auto *c = find(m, "max8", "i", {"i"});
-  ASSERT_NE(c, nullptr) << mapping::printMappings(m.result, m.kernel);
+  ASSERT_NE(c, nullptr) << m.print();
   EXPECT_TRUE(c->partial);
   EXPECT_NE(c->partialNote.find("separate work"), std::string::npos);
   const auto *t = find(m, "tanh8", "i", {"i"});

@@ -139,6 +139,14 @@ bool anyPack(const mapping::Candidate &c) {
 
 bool good(const mapping::Candidate &c) { return !c.partial && !c.degenerate; }
 
+// The name of instruction `index` of the shipped target `targetName`.
+std::string iname(const std::string &targetName, int index) {
+  const hw::Target &t = target("gemm.isam", targetName);
+  return index >= 0 && size_t(index) < t.instructions.size()
+             ? t.instructions[size_t(index)].name
+             : "instruction " + std::to_string(index);
+}
+
 bool fusesAll(const mapping::Candidate &c, const ir::Statement &s,
               const std::vector<std::string> &group) {
   for (const auto &b : c.bindings)
@@ -149,14 +157,14 @@ bool fusesAll(const mapping::Candidate &c, const ir::Statement &s,
 
 std::string rejection(const mapping::StatementMappings &m, const std::string &instr) {
   for (const auto &r : m.rejected)
-    if (r.instruction == instr)
+    if (iname(m.target, r.instruction) == instr)
       return r.reason;
   return "";
 }
 
 std::string dump(const mapping::StatementMappings &m, const std::string &file,
                  const std::string &instance) {
-  return mapping::printMappings(m, kernel(file, instance));
+  return mapping::printMappings(m, kernel(file, instance), target(file, m.target));
 }
 
 int64_t sizeOf(const ir::Kernel &k, const std::string &name) {
@@ -170,8 +178,9 @@ int64_t sizeOf(const ir::Kernel &k, const std::string &name) {
 // The vector FMA mapping of C[m, n] += A[m, k] * B[k, n] along n: unit stride, no pack.
 void expectGemmAlongN(const mapping::Candidate &c, const ir::Kernel &k, const CpuFma &cpu) {
   const ir::Statement &s = k.statements[0];
-  SCOPED_TRACE(cpu.target + " " + k.name + " " + c.instruction);
-  EXPECT_TRUE(cpu.broadcastFma.count(c.instruction)) << c.instruction;
+  SCOPED_TRACE(cpu.target + " " + k.name + " " + iname(cpu.target, c.instruction));
+  EXPECT_TRUE(cpu.broadcastFma.count(iname(cpu.target, c.instruction)))
+      << iname(cpu.target, c.instruction);
   EXPECT_FALSE(c.partial);
   EXPECT_FALSE(c.degenerate);
   ASSERT_EQ(c.bindings.size(), 1u);
@@ -205,7 +214,7 @@ void expectGemmAlongN(const mapping::Candidate &c, const ir::Kernel &k, const Cp
 const mapping::Candidate *gemmAlongN(const mapping::StatementMappings &m, const ir::Kernel &k,
                                      const CpuFma &cpu) {
   for (const auto &c : m.candidates)
-    if (cpu.broadcastFma.count(c.instruction) && good(c) &&
+    if (cpu.broadcastFma.count(iname(cpu.target, c.instruction)) && good(c) &&
         bound(c, k.statements[0], "i", {"n"}) && !anyPack(c))
       return &c;
   return nullptr;
@@ -293,12 +302,14 @@ TEST(SampleMapping, GemmMapsOntoTheSystolicArray) {
     ASSERT_FALSE(m.candidates.empty()) << instance;
     SCOPED_TRACE(dump(m, "gemm.isam", instance));
     const auto &front = m.candidates.front();
-    EXPECT_TRUE(front.instruction == "mma" || front.instruction == "mma_ow") << front.instruction;
+    EXPECT_TRUE(iname("systolic16", front.instruction) == "mma" ||
+                iname("systolic16", front.instruction) == "mma_ow")
+        << iname("systolic16", front.instruction);
     // An accumulating `mma` with the same bindings exists, whatever the tie-break.
     const mapping::Candidate *c = nullptr;
     for (const auto &x : m.candidates)
-      if (x.instruction == "mma" && bound(x, s, "i", {"m"}) && bound(x, s, "j", {"n"}) &&
-          bound(x, s, "k", {"k"})) {
+      if (iname("systolic16", x.instruction) == "mma" && bound(x, s, "i", {"m"}) &&
+          bound(x, s, "j", {"n"}) && bound(x, s, "k", {"k"})) {
         c = &x;
         break;
       }
@@ -327,7 +338,9 @@ TEST(SampleMapping, GemmMapsOntoTheSystolicArray) {
     EXPECT_EQ(binding(*c, "j")->remainder, expectRem(N));
     EXPECT_EQ(binding(*c, "k")->remainder, expectRem(K));
     // The operands are brought in by the DMA.
-    const auto &moves = operand(*c, "a")->moves;
+    std::vector<std::string> moves;
+    for (const auto &mv : operand(*c, "a")->moves)
+      moves.push_back(mapping::moveStepText(mv, target("gemm.isam", "systolic16")));
     EXPECT_NE(std::find(moves.begin(), moves.end(), "mvin (DRAM -> SPAD)"), moves.end());
   }
 }
@@ -342,7 +355,7 @@ TEST(SampleMapping, DwsepPointwiseFusesHAndWOnMma) {
     SCOPED_TRACE(dump(m, "dwsep.isam", instance));
     const mapping::Candidate *c = nullptr;
     for (const auto &x : m.candidates)
-      if (x.instruction == "mma" && bound(x, s, "j", {"h", "w"})) {
+      if (iname("systolic16", x.instruction) == "mma" && bound(x, s, "j", {"h", "w"})) {
         c = &x;
         break;
       }
@@ -373,10 +386,11 @@ TEST(SampleMapping, DwsepDepthwiseHasOnlyDegenerateMmaMappings) {
     auto m = mapOn("dwsep.isam", k.name, 0, "systolic16");
     SCOPED_TRACE(dump(m, "dwsep.isam", k.name));
     for (const auto &c : m.candidates) {
-      if (c.instruction != "mma" && c.instruction != "mma_ow")
+      if (iname("systolic16", c.instruction) != "mma" &&
+          iname("systolic16", c.instruction) != "mma_ow")
         continue;
-      EXPECT_TRUE(c.degenerate) << c.instruction;
-      EXPECT_LE(c.utilization, 1.0 / 16 + 1e-9) << c.instruction;
+      EXPECT_TRUE(c.degenerate) << iname("systolic16", c.instruction);
+      EXPECT_LE(c.utilization, 1.0 / 16 + 1e-9) << iname("systolic16", c.instruction);
       // The note names the instruction index left on a unit extent, and why.
       std::vector<std::string> unbound;
       for (const auto &b : c.bindings)
@@ -384,8 +398,9 @@ TEST(SampleMapping, DwsepDepthwiseHasOnlyDegenerateMmaMappings) {
           unbound.push_back(b.instrIndex);
       ASSERT_FALSE(unbound.empty());
       for (const auto &u : unbound)
-        EXPECT_NE(c.partialNote.find("index " + u + " of '" + c.instruction + "'"),
-                  std::string::npos)
+        EXPECT_NE(
+            c.partialNote.find("index " + u + " of '" + iname("systolic16", c.instruction) + "'"),
+            std::string::npos)
             << c.partialNote;
       EXPECT_NE(c.partialNote.find("no index of the statement does"), std::string::npos)
           << c.partialNote;
@@ -404,8 +419,8 @@ TEST(SampleMapping, DwsepMapsOntoAvx512) {
       SCOPED_TRACE(dump(m, "dwsep.isam", instance));
       ASSERT_FALSE(m.candidates.empty());
       EXPECT_TRUE(good(m.candidates.front()));
-      EXPECT_TRUE(fmas.count(m.candidates.front().instruction))
-          << m.candidates.front().instruction;
+      EXPECT_TRUE(fmas.count(iname("x86_avx512", m.candidates.front().instruction)))
+          << iname("x86_avx512", m.candidates.front().instruction);
       for (const auto &b : m.candidates.front().bindings)
         EXPECT_EQ(b.instrExtent, 16);
     }
@@ -413,14 +428,15 @@ TEST(SampleMapping, DwsepMapsOntoAvx512) {
     const ir::Statement &dw = k.statements[0];
     auto m0 = mapOn("dwsep.isam", instance, 0, "x86_avx512");
     EXPECT_TRUE(std::any_of(m0.candidates.begin(), m0.candidates.end(), [&](const auto &c) {
-      return c.instruction == "fma16" && good(c) && bound(c, dw, "i", {"w"}) && !anyPack(c) &&
-             operand(c, "b")->binding == "D[c, r, s]";
+      return iname("x86_avx512", c.instruction) == "fma16" && good(c) && bound(c, dw, "i", {"w"}) &&
+             !anyPack(c) && operand(c, "b")->binding == "D[c, r, s]";
     })) << dump(m0, "dwsep.isam", instance);
     // Pointwise: h and w fuse into the vector index too.
     const ir::Statement &pw = k.statements[1];
     auto m1 = mapOn("dwsep.isam", instance, 1, "x86_avx512");
     EXPECT_TRUE(std::any_of(m1.candidates.begin(), m1.candidates.end(), [&](const auto &c) {
-      return c.instruction == "fma16" && good(c) && bound(c, pw, "i", {"h", "w"}) && !anyPack(c);
+      return iname("x86_avx512", c.instruction) == "fma16" && good(c) &&
+             bound(c, pw, "i", {"h", "w"}) && !anyPack(c);
     })) << dump(m1, "dwsep.isam", instance);
   }
 }
@@ -432,7 +448,7 @@ TEST(SampleMapping, Conv1x1MapsOntoMma) {
     auto m = mapOn("conv2d.isam", instance, 0, "systolic16");
     SCOPED_TRACE(dump(m, "conv2d.isam", instance));
     ASSERT_FALSE(m.candidates.empty());
-    EXPECT_EQ(m.candidates.front().instruction, "mma");
+    EXPECT_EQ(iname("systolic16", m.candidates.front().instruction), "mma");
     EXPECT_TRUE(good(m.candidates.front()));
     EXPECT_GT(m.candidates.front().utilization, 0.8);
   }
@@ -460,7 +476,7 @@ TEST(SampleMapping, Conv1x1FusesSpatialIndicesOnMma) {
       auto m = mapOn("conv2d.isam", instance, 0, "systolic16", opts);
       const mapping::Candidate *c = nullptr;
       for (const auto &x : m.candidates)
-        if (!c && x.instruction == "mma" && good(x) && fusedHW(x))
+        if (!c && iname("systolic16", x.instruction) == "mma" && good(x) && fusedHW(x))
           c = &x;
       if (!c) {
         missing += std::string(" ") + instance + " (max " +
@@ -492,7 +508,7 @@ TEST(SampleMapping, ConvWithWindowsMapsOntoMmaWithoutFusion) {
     SCOPED_TRACE(dump(m, "conv2d.isam", k.name));
     EXPECT_FALSE(m.budgetExhausted);
     EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(), [](const auto &c) {
-      return c.instruction == "mma" && good(c);
+      return iname("systolic16", c.instruction) == "mma" && good(c);
     }));
     // Output rows are narrower than input rows (W - S + 1 against W), or strided: h and w are
     // never one contiguous index, on the array or on any CPU.
@@ -503,7 +519,7 @@ TEST(SampleMapping, ConvWithWindowsMapsOntoMmaWithoutFusion) {
           auto n = names(s, b.stmtIndices);
           bool hasH = std::find(n.begin(), n.end(), "h") != n.end();
           bool hasW = std::find(n.begin(), n.end(), "w") != n.end();
-          EXPECT_FALSE(hasH && hasW) << t << " " << c.instruction << " fuses h and w";
+          EXPECT_FALSE(hasH && hasW) << t << " " << iname(t, c.instruction) << " fuses h and w";
         }
     }
   }
@@ -523,7 +539,7 @@ TEST(SampleMapping, ConvBothOrientationsAreEnumeratedWithDefaultOptions) {
   const ir::Kernel &k = kernel("conv2d.isam", "conv_resnet_64x56");
   const ir::Statement &s = k.statements[0];
   auto wanted = [&](const mapping::Candidate &c) {
-    return c.instruction == "mma" && good(c) && bound(c, s, "i", {"k"}) &&
+    return iname("systolic16", c.instruction) == "mma" && good(c) && bound(c, s, "i", {"k"}) &&
            bound(c, s, "j", {"w"}) && bound(c, s, "k", {"c"});
   };
   auto all = mapOn("conv2d.isam", "conv_resnet_64x56", 0, "systolic16", {1000, 5000});
@@ -558,11 +574,11 @@ TEST(SampleMapping, GruMatrixProductsMapOntoMmaAndFma) {
       ASSERT_FALSE(m.candidates.empty());
       const auto &front = m.candidates.front();
       EXPECT_TRUE(good(front));
-      EXPECT_EQ(front.instruction, "mma");
+      EXPECT_EQ(iname("systolic16", front.instruction), "mma");
       EXPECT_TRUE(bound(front, s, "k", {red}));
       // The three gates' columns are adjacent: (g, j) fuses into one index of 3H columns.
       EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(), [&](const auto &c) {
-        return c.instruction == "mma" && good(c) && bound(c, s, "i", {"b"}) &&
+        return iname("systolic16", c.instruction) == "mma" && good(c) && bound(c, s, "i", {"b"}) &&
                bound(c, s, "j", {"g", "j"}) && c.loops.empty() && !anyPack(c);
       }));
       // Gx and Gh start from their bias: the accumulating mma, never one that overwrites.
@@ -571,7 +587,8 @@ TEST(SampleMapping, GruMatrixProductsMapOntoMmaAndFma) {
         auto mc = mapOn("gru.isam", instance, st, cpu.target);
         ASSERT_FALSE(mc.candidates.empty()) << cpu.target;
         EXPECT_TRUE(good(mc.candidates.front())) << cpu.target;
-        EXPECT_TRUE(cpu.broadcastFma.count(mc.candidates.front().instruction)) << cpu.target;
+        EXPECT_TRUE(cpu.broadcastFma.count(iname(cpu.target, mc.candidates.front().instruction)))
+            << cpu.target;
         EXPECT_EQ(mc.candidates.front().bindings[0].instrExtent, cpu.lanes);
       }
     }
@@ -591,7 +608,7 @@ TEST(SampleMapping, GruGatesHaveNoFullMappingOnTheArray) {
       ASSERT_FALSE(c.candidates.empty()) << st;
       if (st != 7) {
         for (const auto &x : c.candidates) {
-          EXPECT_TRUE(x.partial) << x.instruction;
+          EXPECT_TRUE(x.partial) << iname("x86_avx512", x.instruction);
           EXPECT_NE(x.partialNote.find("separate work"), std::string::npos) << x.partialNote;
         }
       }
@@ -690,10 +707,10 @@ TEST(SampleMapping, WrongElementTypeNeverBindsAnOperand) {
     auto m = mapOn("gemm.isam", "gemm_bf16_small", 0, t);
     SCOPED_TRACE(dump(m, "gemm.isam", "gemm_bf16_small"));
     for (const auto &c : m.candidates) {
-      EXPECT_TRUE(c.partial) << t << " " << c.instruction;
+      EXPECT_TRUE(c.partial) << t << " " << iname(t, c.instruction);
       for (const auto &o : c.operands) {
-        EXPECT_NE(o.tensor, A) << t << " " << c.instruction << " " << o.operand;
-        EXPECT_NE(o.tensor, B) << t << " " << c.instruction << " " << o.operand;
+        EXPECT_NE(o.tensor, A) << t << " " << iname(t, c.instruction) << " " << o.operand;
+        EXPECT_NE(o.tensor, B) << t << " " << iname(t, c.instruction) << " " << o.operand;
         if (o.binding.find("f32(") == 0) {
           EXPECT_TRUE(o.computedSeparately);
         }
@@ -713,7 +730,7 @@ TEST(SampleMapping, WrongElementTypeNeverBindsAnOperand) {
     auto tgt = session.target(t);
     ASSERT_TRUE(tgt.has_value()) << t;
     auto m = mapping::mapStatement(ks[0], 0, *tgt);
-    EXPECT_TRUE(m.candidates.empty()) << mapping::printMappings(m, ks[0]);
+    EXPECT_TRUE(m.candidates.empty()) << mapping::printMappings(m, ks[0], *tgt);
     for (const char *fma : {"fma16", "fma8", "fmla4", "vfmacc_vf", "mma"}) {
       if (!tgt->instruction(fma))
         continue;
@@ -739,9 +756,9 @@ TEST(SampleMapping, MaxReductionNeverMapsOntoSumInstructions) {
       auto m = mapOn("maxpool.isam", k.name, 0, t);
       SCOPED_TRACE(dump(m, "maxpool.isam", k.name));
       for (const auto &c : m.candidates)
-        EXPECT_FALSE(sums.count(c.instruction)) << t << " " << c.instruction;
+        EXPECT_FALSE(sums.count(iname(t, c.instruction))) << t << " " << iname(t, c.instruction);
       for (const auto &r : m.rejected)
-        if (sums.count(r.instruction)) {
+        if (sums.count(iname(t, r.instruction))) {
           EXPECT_NE(r.reason.find("reduces with +="), std::string::npos) << r.reason;
           EXPECT_NE(r.reason.find("max="), std::string::npos) << r.reason;
         }
@@ -751,7 +768,7 @@ TEST(SampleMapping, MaxReductionNeverMapsOntoSumInstructions) {
       } else {
         // The accumulating vector max is the instruction for it.
         EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(), [&](const auto &c) {
-          return c.instruction == maxacc.at(t) && good(c);
+          return iname(t, c.instruction) == maxacc.at(t) && good(c);
         })) << t;
       }
     }
@@ -770,11 +787,11 @@ TEST(SampleMapping, PlainAssignmentNeverMapsOntoMaxAccumulation) {
     for (const auto &t : {"x86_avx512", "x86_avx2", "arm_neon", "riscv_rvv"}) {
       auto m = mapOn(file, instance, 0, t);
       for (const auto &c : m.candidates) {
-        const hw::Instruction *in = target(file, t).instruction(c.instruction);
+        const hw::Instruction *in = &target(file, t).instructions[size_t(c.instruction)];
         ASSERT_NE(in, nullptr);
         if (in->semantics.statements[0].reduce == ir::ReduceOp::Max ||
             in->semantics.statements[0].reduce == ir::ReduceOp::Min)
-          wrong.insert(instance + " s0 on " + t + ": " + c.instruction +
+          wrong.insert(instance + " s0 on " + t + ": " + iname(t, c.instruction) +
                        (c.zeroInit ? " (zeroInit)" : ""));
       }
     }
@@ -794,7 +811,7 @@ TEST(SampleMapping, OverwritingMmaOnlyForOneReductionStepFromZero) {
     const ir::Statement &s = kernel("gemm.isam", "gemm_small").statements[0]; // K = 13
     auto m = mapOn("gemm.isam", "gemm_small", 0, "systolic16");
     EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(), [&](const auto &c) {
-      return c.instruction == "mma_ow" && good(c) && bound(c, s, "k", {"k"});
+      return iname("systolic16", c.instruction) == "mma_ow" && good(c) && bound(c, s, "k", {"k"});
     })) << dump(m, "gemm.isam", "gemm_small");
   }
   std::set<std::string> wrong;
@@ -807,7 +824,7 @@ TEST(SampleMapping, OverwritingMmaOnlyForOneReductionStepFromZero) {
     const ir::Statement &s = kernel(file, instance).statements[st];
     auto m = mapOn(file, instance, st, "systolic16");
     for (const auto &c : m.candidates) {
-      if (c.instruction != "mma_ow")
+      if (iname("systolic16", c.instruction) != "mma_ow")
         continue;
       const auto *k = binding(c, "k");
       ASSERT_NE(k, nullptr);
@@ -856,7 +873,7 @@ TEST(SampleMapping, NonContiguousFusionIsNeverProposed) {
       auto m = mapOn(cs.file, cs.instance, cs.statement, t);
       for (const auto &c : m.candidates)
         EXPECT_FALSE(fusesAll(c, s, {"h", "w"}))
-            << cs.instance << " on " << t << ": " << c.instruction;
+            << cs.instance << " on " << t << ": " << iname(t, c.instruction);
     }
   }
   // GEMM with B^T: n and k are adjacent in B[n, k] but nothing may fuse across the
@@ -866,7 +883,7 @@ TEST(SampleMapping, NonContiguousFusionIsNeverProposed) {
     for (const auto &c : mapOn("gemm.isam", "gemm_nt_small", 0, t).candidates)
       for (const auto &b : c.bindings)
         EXPECT_LE(b.stmtIndices.size(), 1u)
-            << t << " " << c.instruction << " " << joined(names(nt, b.stmtIndices));
+            << t << " " << iname(t, c.instruction) << " " << joined(names(nt, b.stmtIndices));
 }
 
 // ---- Every instance onto every target ---------------------------------------------------------

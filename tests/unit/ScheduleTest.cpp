@@ -10,6 +10,7 @@
 #include "schedule/Scheduler.h"
 #include "schedule/Search.h"
 #include "schedule/Space.h"
+#include "schedule/Verify.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -129,9 +130,10 @@ int vindexOf(const schedule::Config &c, const std::string &name) {
   return -1;
 }
 
-const schedule::Cost::LevelCost *levelCost(const schedule::Cost &cost, const std::string &name) {
+const schedule::Cost::LevelCost *levelCost(const schedule::Cost &cost, const hw::Target &t,
+                                           const std::string &name) {
   for (const auto &lc : cost.levels)
-    if (lc.memory == name)
+    if (lc.memory == t.memoryIndex(name))
       return &lc;
   return nullptr;
 }
@@ -175,39 +177,13 @@ void expectMatchesReference(const schedule::KernelSchedule &ks, const ir::Kernel
   }
 }
 
-// What the search promises of a Config: tiles nest (each level's tile at most the enclosing
-// one's, in whole calls), loop orders are permutations, the parallel loop is not a reduction.
-void expectWellFormed(const schedule::Config &c) {
-  size_t nv = c.vindices.size(), nl = c.levels.size();
-  ASSERT_EQ(c.tiles.size(), nl);
-  ASSERT_EQ(c.order.size(), nl);
-  for (size_t v = 0; v < nv; ++v)
-    EXPECT_EQ(c.tiles[0][v], c.vindices[v].extent) << c.vindices[v].name;
-  for (size_t l = 1; l < nl; ++l) {
-    ASSERT_EQ(c.tiles[l].size(), nv);
-    for (size_t v = 0; v < nv; ++v) {
-      const auto &vi = c.vindices[v];
-      int64_t step = vi.instrExtent;
-      int64_t enclosing = (c.tiles[l - 1][v] + step - 1) / step * step;
-      EXPECT_GE(c.tiles[l][v], 1) << c.levels[l].name << " " << vi.name;
-      EXPECT_LE(c.tiles[l][v], enclosing) << c.levels[l].name << " " << vi.name;
-      if (!vi.free) {
-        EXPECT_EQ(c.tiles[l][v] % step, 0) << c.levels[l].name << " " << vi.name;
-      }
-    }
-  }
-  for (size_t l = 0; l < nl; ++l) {
-    std::vector<int> sorted = c.order[l];
-    std::sort(sorted.begin(), sorted.end());
-    std::vector<int> all(nv);
-    for (size_t v = 0; v < nv; ++v)
-      all[v] = int(v);
-    EXPECT_EQ(sorted, all) << "order at " << c.levels[l].name;
-  }
-  if (c.parallel >= 0) {
-    ASSERT_LT(size_t(c.parallel), nv);
-    EXPECT_FALSE(c.vindices[size_t(c.parallel)].reduction);
-  }
+// What the scheduler promises (schedule/Verify.h, which the driver also runs in this build): tiles
+// nest in whole calls, loop orders are permutations, the parallel loop is not a reduction, the
+// working sets fit, and the schedule IR stages every buffer once around one call.
+void expectVerified(const schedule::KernelSchedule &ks, const ir::Kernel &k, const hw::Target &t,
+                    const std::vector<mapping::StatementMappings> &maps) {
+  for (const auto &d : schedule::verify(ks, k, t, maps))
+    ADD_FAILURE() << d.message;
 }
 
 // ---- every small sample on every target --------------------------------------------------------
@@ -259,9 +235,11 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
     SCOPED_TRACE(k.name + " on " + c.target);
     // The CLI's default search (beam, 3000 candidates per statement), stopped by the candidate
     // budget rather than the clock so that the schedule is the same on every run.
-    auto ks = s.session->schedule(k, *s.target, options());
+    auto maps = s.session->mappings(k, *s.target);
+    auto ks = s.session->schedule(k, *s.target, options(), {}, &maps);
     ASSERT_FALSE(s.session->diagnostics().hasErrors()) << render(*s.session);
     ASSERT_EQ(ks.statements.size(), k.statements.size());
+    expectVerified(ks, k, *s.target, maps);
     EXPECT_EQ(ks.kernel, k.name);
     EXPECT_EQ(ks.target, c.target);
     for (size_t i = 0; i < ks.statements.size(); ++i) {
@@ -271,7 +249,6 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
       EXPECT_GT(ss.cost.cycles, 0);
       if (ss.config.mapping >= 0) {
         ++mapped;
-        expectWellFormed(ss.config);
       } else if (kFullyMapped.count(k.name)) {
         ADD_FAILURE() << "s" << i << " of " << k.name << " fell back to scalar code on " << c.target
                       << "\n"
@@ -315,8 +292,7 @@ void checkMicroKernel(const MicroKernel &mk) {
     ASSERT_EQ(ks.statements.size(), 1u);
     const auto &ss = ks.statements[0];
     ASSERT_GE(ss.config.mapping, 0) << describe(ks, k, *s.target);
-    const hw::Instruction *in = s.target->instruction(ss.config.instruction);
-    ASSERT_NE(in, nullptr);
+    const hw::Instruction *in = &s.target->instructions.at(size_t(ss.config.instruction));
     // Enough independent accumulation chains to hide the FMA latency at its issue rate.
     double needed = in->cost.latencyCycles * in->cost.perCycle;
     EXPECT_GT(needed, 1);
@@ -335,11 +311,11 @@ void checkMicroKernel(const MicroKernel &mk) {
         vectors *= double(schedule::tripsOf(ss.config, size_t(regs), v));
     }
     EXPECT_EQ(double(ss.cost.accumulators), vectors) << describe(ks, k, *s.target);
-    if (double(ss.cost.accumulators) < needed || ss.cost.bound == "latency") {
+    if (double(ss.cost.accumulators) < needed || ss.cost.bound == schedule::Bound::Latency) {
       std::ostringstream why;
       why << "\n"
           << name << ": " << ss.cost.accumulators << " accumulators (" << needed
-          << " needed), bound " << ss.cost.bound << "\n"
+          << " needed), bound " << schedule::boundText(ss.cost, *s.target) << "\n"
           << describe(ks, k, *s.target);
       tooFew += why.str();
     }
@@ -370,12 +346,12 @@ TEST(ScheduleGemm, SystolicTilesFitTheScratchpadDoubleBuffered) {
     ASSERT_FALSE(s.session->diagnostics().hasErrors()) << render(*s.session);
     const auto &ss = ks.statements.at(0);
     ASSERT_GE(ss.config.mapping, 0);
-    EXPECT_TRUE(ss.config.instruction == "mma" || ss.config.instruction == "mma_ow")
-        << ss.config.instruction;
+    std::string instr = s.target->instructions.at(size_t(ss.config.instruction)).name;
+    EXPECT_TRUE(instr == "mma" || instr == "mma_ow") << instr;
     int spad = levelOf(ss.config, "SPAD");
     ASSERT_GE(spad, 0) << describe(ks, k, *s.target);
     EXPECT_TRUE(ss.config.doubleBuffered[size_t(spad)]) << describe(ks, k, *s.target);
-    const auto *lc = levelCost(ss.cost, "SPAD");
+    const auto *lc = levelCost(ss.cost, *s.target, "SPAD");
     ASSERT_NE(lc, nullptr);
     EXPECT_EQ(lc->capacityBytes, 256.0 * 1024);
     EXPECT_LE(lc->footprintBytes, lc->capacityBytes) << describe(ks, k, *s.target);
@@ -421,13 +397,15 @@ TEST(ScheduleGemm, LayoutChangesTheMappingNeedsAreNeverDropped) {
       for (const auto &p : c.operands) {
         if (p.output || p.tensor < 0 || !cand.operands.at(size_t(p.operand)).needsPack)
           continue;
-        if (std::find(p.via.begin(), p.via.end(), "pack") != p.via.end())
+        if (std::any_of(p.staging.begin(), p.staging.end(), [](const schedule::Staging &x) {
+              return x.kind == schedule::Staging::Kind::Pack;
+            }))
           continue;
         missing << "\n  operand " << cand.operands[size_t(p.operand)].operand << " = "
                 << cand.operands[size_t(p.operand)].binding << " needs a pack; staged via";
-        for (const auto &x : p.via)
-          if (!x.empty())
-            missing << " " << x;
+        for (const auto &x : p.staging)
+          if (x.kind != schedule::Staging::Kind::None)
+            missing << " " << schedule::stagingText(x, *s.target);
       }
       if (!missing.str().empty()) {
         std::ostringstream entry;
@@ -457,13 +435,14 @@ TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
     for (const char *name : {"gemm_1760x128x1760", "gemm_2560x64x2560", "gemm_small"}) {
       SCOPED_TRACE(std::string(name) + " on " + target);
       const ir::Kernel &k = s.kernel(name);
-      auto ks = s.session->schedule(k, *s.target, options());
+      auto maps = s.session->mappings(k, *s.target);
+      auto ks = s.session->schedule(k, *s.target, options(), {}, &maps);
       const auto &ss = ks.statements.at(0);
       ASSERT_TRUE(ss.cost.valid);
-      expectWellFormed(ss.config);
+      expectVerified(ks, k, *s.target, maps);
       for (size_t l = 1; l < ss.config.levels.size(); ++l) {
         const auto &level = ss.config.levels[l];
-        const auto *lc = levelCost(ss.cost, level.name);
+        const auto *lc = levelCost(ss.cost, *s.target, level.name);
         ASSERT_NE(lc, nullptr) << level.name;
         EXPECT_EQ(lc->capacityBytes, double(level.capacityBytes));
         if (!level.registers) {
@@ -505,7 +484,8 @@ TEST(ScheduleFromDescription, SmallerScratchpadGivesSmallerScratchpadTiles) {
   int lb = levelOf(cb.config, "SPAD"), ll = levelOf(cl.config, "SPAD");
   ASSERT_GE(lb, 0);
   ASSERT_GE(ll, 0);
-  const auto *fb = levelCost(cb.cost, "SPAD"), *fl = levelCost(cl.cost, "SPAD");
+  const auto *fb = levelCost(cb.cost, *a.target, "SPAD"),
+             *fl = levelCost(cl.cost, *b.target, "SPAD");
   ASSERT_TRUE(fb && fl);
   EXPECT_EQ(fl->capacityBytes, 64.0 * 1024);
   EXPECT_LE(fl->footprintBytes, 64.0 * 1024) << describe(little, k, *b.target);
@@ -531,7 +511,8 @@ TEST(ScheduleFromDescription, A32x32ArrayGivesInstructionExtentsOf32) {
     ASSERT_FALSE(s.session->diagnostics().hasErrors()) << render(*s.session);
     const auto &c = ks.statements.at(0).config;
     ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
-    EXPECT_TRUE(c.instruction == "mma" || c.instruction == "mma_ow") << c.instruction;
+    std::string instr = s.target->instructions.at(size_t(c.instruction)).name;
+    EXPECT_TRUE(instr == "mma" || instr == "mma_ow") << instr;
     size_t bound = 0;
     for (const auto &v : c.vindices)
       if (v.instrIndex >= 0) {
@@ -572,7 +553,7 @@ TEST(ScheduleFromDescription, SixteenZmmRegistersBoundTheRegisterTile) {
     const auto &ss = ks.statements.at(0);
     ASSERT_GE(ss.config.mapping, 0);
     EXPECT_LE(ss.cost.registersUsed, 16) << describe(ks, b.kernel(name), *b.target);
-    const auto *zmm = levelCost(ss.cost, "ZMM");
+    const auto *zmm = levelCost(ss.cost, *b.target, "ZMM");
     ASSERT_NE(zmm, nullptr);
     EXPECT_EQ(zmm->capacityBytes, 16.0 * 64);
     if (full.statements.at(0).cost.registersUsed > 16) {
@@ -607,7 +588,7 @@ TEST(ScheduleFromDescription, FarRowsWalkedByTheReductionArePacked) {
     for (const auto &p : c.operands)
       if (p.tensor >= 0 && k.tensors[size_t(p.tensor)].name == tensor)
         for (size_t l = 0; l < c.levels.size(); ++l)
-          if (p.staged[l] && p.via[l] == "pack")
+          if (p.staged[l] && p.staging[l].kind == schedule::Staging::Kind::Pack)
             return true;
     return false;
   };
@@ -661,7 +642,7 @@ const std::string kTiny =
     "}\n";
 
 struct Decisions {
-  std::string instruction;
+  int instruction;
   std::vector<std::vector<int64_t>> tiles;
   std::vector<std::vector<int>> order;
   int parallel;
@@ -818,7 +799,7 @@ TEST(SchedulePins, PinnedMapTileOrderAndParallelAppearInTheConfig) {
     ASSERT_EQ(p.ks.statements.size(), 1u);
     const auto &c = p.ks.statements[0].config;
     const ir::Kernel &k = p.setup.kernels[0];
-    EXPECT_EQ(c.instruction, "fma16");
+    EXPECT_EQ(p.setup.target->instructions.at(size_t(c.instruction)).name, "fma16");
     int l1 = levelOf(c, "L1"), n = vindexOf(c, "n"), m = vindexOf(c, "m");
     ASSERT_GE(l1, 0);
     ASSERT_GE(n, 0);
@@ -909,7 +890,7 @@ TEST(SchedulePins, PinnedMappingOnTheSystolicArray) {
       pinned("map mma; tile ACC: m 32, n 32; order SPAD: k, m, n;", "128, 64, 96"), "systolic16");
   ASSERT_FALSE(p.setup.session->diagnostics().hasErrors()) << render(*p.setup.session);
   const auto &c = p.ks.statements.at(0).config;
-  EXPECT_EQ(c.instruction, "mma");
+  EXPECT_EQ(p.setup.target->instructions.at(size_t(c.instruction)).name, "mma");
   int acc = levelOf(c, "ACC"), spad = levelOf(c, "SPAD");
   ASSERT_TRUE(acc >= 0 && spad >= 0);
   std::string why = describe(p.ks, p.setup.kernels[0], *p.setup.target);
@@ -1033,9 +1014,10 @@ TEST(SchedulePins, PinTextOfAScheduleReproducesIt) {
     Pinned free = schedulePinned(pinned("", "300, 200, 100"), target);
     ASSERT_EQ(free.ks.statements.size(), 1u);
     const schedule::Config &c = free.ks.statements[0].config;
-    std::string block = schedule::pinText(c);
+    std::string block = schedule::pinText(c, *free.setup.target);
     EXPECT_EQ(block.rfind("schedule {", 0), 0u) << block;
-    EXPECT_NE(block.find("map " + c.instruction + ";"), std::string::npos) << block;
+    std::string instr = free.setup.target->instructions.at(size_t(c.instruction)).name;
+    EXPECT_NE(block.find("map " + instr + ";"), std::string::npos) << block;
     // pinned() wraps its argument in `schedule { ... }`: pass the items only.
     std::string items = block.substr(10, block.size() - 11);
     Pinned again = schedulePinned(pinned(items, "300, 200, 100"), target);

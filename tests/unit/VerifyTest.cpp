@@ -88,6 +88,14 @@ const char *kGemm = "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32
 const char *kTwice = "kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n"
                      "  B[i] = A[i] * 2.0;\n  B[i] = B[i] + A[i];\n}\ninstance k1 = k<16>;\n";
 
+int instructionIndex(const hw::Target &t, const std::string &name) {
+  for (size_t i = 0; i < t.instructions.size(); ++i)
+    if (t.instructions[i].name == name)
+      return int(i);
+  ADD_FAILURE() << "no instruction " << name;
+  return -1;
+}
+
 Staged &gemm() {
   static Staged g = stage(kGemm);
   return g;
@@ -260,7 +268,7 @@ protected:
   // fma4 with i on n, m and k looped: acc = C[m, n], a = B[k, n], b = A[m, k].
   mapping::Candidate c = [&] {
     for (const auto &x : m.candidates)
-      if (x.instruction == "fma4" && !x.degenerate && !x.partial)
+      if (x.instruction == instructionIndex(g.target, "fma4") && !x.degenerate && !x.partial)
         return x;
     ADD_FAILURE() << "no fma4 candidate";
     return mapping::Candidate{};
@@ -279,8 +287,8 @@ TEST_F(CandidateVerify, StatementOutOfRange) {
 }
 
 TEST_F(CandidateVerify, UnknownInstruction) {
-  c.instruction = "fma5";
-  EXPECT_TRUE(names(verify(), "E0902", "'fma5' is not an instruction of vec"));
+  c.instruction = 99;
+  EXPECT_TRUE(names(verify(), "E0902", "instruction #99 of 5"));
 }
 
 TEST_F(CandidateVerify, MoveFlagWrong) {
@@ -362,8 +370,22 @@ TEST_F(CandidateVerify, OperandOfAnotherRole) {
 }
 
 TEST_F(CandidateVerify, MoveThatIsNoMove) {
-  c.operands[1].moves.push_back("fma4 (M -> R)");
-  EXPECT_TRUE(names(verify(), "E0902", "brought in by 'fma4 (M -> R)', which is not a move"));
+  int fma4 = instructionIndex(g.target, "fma4");
+  c.operands[1].moves.push_back({mapping::MoveStep::Kind::Move, fma4, 0, 1});
+  EXPECT_TRUE(
+      names(verify(), "E0902",
+            "is brought by instruction #" + std::to_string(fma4) + ", which is not a move"));
+}
+
+TEST_F(CandidateVerify, MoveBetweenNoMemories) {
+  int ld = instructionIndex(g.target, "ld");
+  c.operands[1].moves.push_back({mapping::MoveStep::Kind::Move, ld, 0, 0});
+  EXPECT_TRUE(names(verify(), "E0902", "is brought by ld from memory #0 to #0"));
+}
+
+TEST_F(CandidateVerify, UndescribedMoveOutOfNoMemory) {
+  c.operands[1].moves.push_back({mapping::MoveStep::Kind::Undescribed, -1, 7, -1});
+  EXPECT_TRUE(names(verify(), "E0902", "has an undescribed move out of memory #7"));
 }
 
 TEST_F(CandidateVerify, OperandBoundToNoTensor) {
@@ -389,9 +411,10 @@ TEST(CandidateVerifyFusion, FusedIndicesNotContiguous) {
             "+ B[m, n]; }\ninstance k1 = k<4, 4>;\n");
   const mapping::Candidate *fused = nullptr;
   for (const auto &c : st.mappings[0].candidates)
-    if (c.instruction == "add4" && c.bindings[0].stmtIndices.size() == 2)
+    if (c.instruction == instructionIndex(st.target, "add4") &&
+        c.bindings[0].stmtIndices.size() == 2)
       fused = &c;
-  ASSERT_NE(fused, nullptr) << mapping::printMappings(st.mappings[0], st.kernel);
+  ASSERT_NE(fused, nullptr) << mapping::printMappings(st.mappings[0], st.kernel, st.target);
   EXPECT_TRUE(mapping::verify(*fused, st.kernel, 0, st.target).empty());
   ir::Kernel wider = st.kernel;
   wider.tensors[1].shape[1] = 8;
@@ -411,14 +434,14 @@ TEST_F(CandidateVerify, RejectionWithoutReason) {
 }
 
 TEST_F(CandidateVerify, InstructionBothCandidateAndRejected) {
-  m.rejected.push_back({"fma4", "because"});
+  m.rejected.push_back({instructionIndex(g.target, "fma4"), "because"});
   EXPECT_TRUE(
       names(mapping::verify(m, k, g.target), "E0902", "'fma4' is both a candidate and rejected"));
 }
 
 TEST_F(CandidateVerify, InstructionNeitherCandidateNorRejected) {
   ASSERT_FALSE(m.rejected.empty());
-  std::string dropped = m.rejected[0].instruction;
+  std::string dropped = g.target.instructions[size_t(m.rejected[0].instruction)].name;
   m.rejected.erase(m.rejected.begin());
   EXPECT_TRUE(names(mapping::verify(m, k, g.target), "E0902",
                     "'" + dropped + "' is neither a candidate nor rejected"));
@@ -485,8 +508,11 @@ TEST_F(ScheduleVerify, MappingOutOfRange) {
 }
 
 TEST_F(ScheduleVerify, InstructionUnlikeTheMapping) {
-  c.instruction = "add4";
-  EXPECT_TRUE(names(verify(), "E0903", "the Config runs 'add4' but its mapping is onto 'fma4'"));
+  c.instruction = instructionIndex(g.target, "add4");
+  EXPECT_TRUE(names(verify(), "E0903",
+                    "the Config runs instruction #" + std::to_string(c.instruction) +
+                        " but its mapping is onto #" +
+                        std::to_string(instructionIndex(g.target, "fma4"))));
 }
 
 TEST_F(ScheduleVerify, PartialMapping) {
@@ -569,8 +595,44 @@ TEST_F(ScheduleVerify, OperandOffItsPath) {
 
 TEST_F(ScheduleVerify, OperandStagedAtItsHome) {
   c.operands[0].staged[0] = true;
-  c.operands[0].via[0] = "ld";
-  EXPECT_TRUE(names(verify(), "E0903", "is staged at M, off its path, at its home or by no move"));
+  c.operands[0].staging[0] = {schedule::Staging::Kind::Move, instructionIndex(g.target, "ld")};
+  EXPECT_TRUE(names(verify(), "E0903", "is staged at M, off its path or at its home"));
+}
+
+TEST_F(ScheduleVerify, StagedByNothing) {
+  ASSERT_TRUE(c.operands[0].staged[1]); // the accumulator, in registers
+  c.operands[0].staging[1] = {};
+  EXPECT_TRUE(names(verify(), "E0903", "operand 'acc' at R is staged by nothing"));
+}
+
+TEST_F(ScheduleVerify, FilledButNotStaged) {
+  ASSERT_FALSE(c.operands[0].staged[0]);
+  c.operands[0].staging[0] = {schedule::Staging::Kind::Copy};
+  EXPECT_TRUE(names(verify(), "E0903", "operand 'acc' at M is filled but not staged"));
+}
+
+TEST_F(ScheduleVerify, StagedByAnInstructionThatIsNoMove) {
+  int fma4 = instructionIndex(g.target, "fma4");
+  c.operands[0].staging[1] = {schedule::Staging::Kind::Move, fma4};
+  EXPECT_TRUE(names(verify(), "E0903",
+                    "is filled by instruction #" + std::to_string(fma4) + ", which is not a move"));
+}
+
+TEST_F(ScheduleVerify, ScalarCodeBoundOnAMappedSchedule) {
+  ss.cost.bound = schedule::Bound::ScalarCode;
+  EXPECT_TRUE(names(verify(), "E0903", "the cost's bound does not fit a mapped schedule"));
+}
+
+TEST_F(ScheduleVerify, BandwidthBoundAtNoMemory) {
+  ss.cost.bound = schedule::Bound::Bandwidth;
+  ss.cost.boundAt = 5;
+  EXPECT_TRUE(names(verify(), "E0903", "a bandwidth bound at memory #5"));
+}
+
+TEST_F(ScheduleVerify, UnitBandwidthBoundAtNoUnit) {
+  ss.cost.bound = schedule::Bound::UnitBandwidth;
+  ss.cost.boundAt = 3;
+  EXPECT_TRUE(names(verify(), "E0903", "a unit-bandwidth bound at unit #3"));
 }
 
 TEST_F(ScheduleVerify, CostInvalid) {
@@ -582,7 +644,7 @@ TEST_F(ScheduleVerify, CostInvalid) {
 TEST_F(ScheduleVerify, RegistersOverflowTheFileAsTheModelClaims) {
   bool found = false;
   for (auto &lc : ss.cost.levels)
-    if (lc.memory == "R")
+    if (lc.memory == g.target.memoryIndex("R"))
       lc.footprintBytes = 9 * 16, found = true;
   ASSERT_TRUE(found);
   EXPECT_TRUE(names(verify(), "E0903", "accepts a working set of 144.000000 B at R, which holds"));
@@ -618,6 +680,26 @@ TEST_F(ScheduleVerify, InitInsideTheNest) {
   init.kind = schedule::Node::Kind::Init;
   parent->body.insert(parent->body.begin(), init);
   EXPECT_TRUE(names(verify(), "E0903", "an Init node inside the loop nest"));
+}
+
+TEST_F(ScheduleVerify, ReductionWithoutInit) {
+  ASSERT_EQ(ss.root.body.at(0).kind, schedule::Node::Kind::Init);
+  ss.root.body.erase(ss.root.body.begin());
+  EXPECT_TRUE(names(verify(), "E0903", "does not start from the reduction's identity (no Init)"));
+}
+
+TEST_F(ScheduleVerify, InitOfAnotherReduction) {
+  ASSERT_EQ(ss.root.body.at(0).kind, schedule::Node::Kind::Init);
+  ss.root.body[0].init = ir::ReduceOp::Max;
+  EXPECT_TRUE(
+      names(verify(), "E0903", "the Init sets the identity of max= but the reduction is +="));
+}
+
+TEST_F(ScheduleVerify, InitWhereTheStatementAccumulates) {
+  ir::Kernel accumulating = g.kernel;
+  accumulating.statements[0].accumulates = true;
+  EXPECT_TRUE(names(schedule::verify(ss, accumulating, g.target, m), "E0903",
+                    "an Init node where the statement accumulates"));
 }
 
 TEST_F(ScheduleVerify, LoopOverNoIndex) {
@@ -719,6 +801,20 @@ TEST_F(ScheduleVerify, CallInScalarCode) {
   scalar.root.body.push_back(call);
   EXPECT_TRUE(names(schedule::verify(scalar, st.kernel, st.target, st.mappings[0]), "E0903",
                     "a Call in scalar code"));
+}
+
+TEST_F(ScheduleVerify, ScalarCodeWithOperands) {
+  c.mapping = -1;
+  EXPECT_TRUE(names(verify(), "E0903", "scalar code with operand placements"));
+}
+
+// A kernel that is itself broken (ir::verify's to report) is not followed into a division by a
+// zero extent.
+TEST_F(ScheduleVerify, StatementIndexOfNoExtent) {
+  ir::Kernel broken = g.kernel;
+  broken.statements[0].indices[size_t(c.vindices[0].stmtIndices[0])].extent = 0;
+  EXPECT_TRUE(names(schedule::verify(ss, broken, g.target, m), "E0903",
+                    "which is not one of positive extent"));
 }
 
 TEST_F(ScheduleVerify, KernelScheduleOfTheWrongSize) {

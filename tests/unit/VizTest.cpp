@@ -391,15 +391,14 @@ TEST(VizSchedule, BandwidthBoundLevelIsHighlighted) {
   auto r = request(viz::What::Schedule, "dwsep_small", "x86_avx512");
   std::string dot = render(*s, r);
   svgOf(dot);
-  auto ks = s->schedule(*s->instances({"dwsep_small", "", {}}).begin(), *s->target("x86_avx512"),
-                        r.scheduleOptions);
+  auto t = s->target("x86_avx512");
+  ASSERT_TRUE(t);
+  auto ks = s->schedule(*s->instances({"dwsep_small", "", {}}).begin(), *t, r.scheduleOptions);
   ASSERT_EQ(ks.statements.size(), 2u);
   for (const auto &ss : ks.statements) {
-    const std::string suffix = " bandwidth";
-    if (ss.cost.bound.size() <= suffix.size() ||
-        ss.cost.bound.compare(ss.cost.bound.size() - suffix.size(), suffix.size(), suffix) != 0)
+    if (ss.cost.bound != schedule::Bound::Bandwidth)
       continue;
-    std::string level = ss.cost.bound.substr(0, ss.cost.bound.size() - suffix.size());
+    std::string level = t->memories.at(size_t(ss.cost.boundAt)).name;
     EXPECT_NE(dot.find("bound: bandwidth into " + level), std::string::npos) << dot;
   }
   // --statement draws one statement.
@@ -434,9 +433,10 @@ TEST(VizSchedule, TrafficMatchesTheCostModel) {
               sum += viz::operandTraffic(kernels[0], ss, o, l).totalBytes;
           }
           for (const auto &lc : ss.cost.levels) {
-            if (lc.memory == c.levels[l].name) {
+            if (lc.memory == c.levels[l].memory) {
               EXPECT_NEAR(sum, lc.bytes, 1e-6 * std::max(1.0, lc.bytes))
-                  << instance << " s" << c.statement << " on " << target << " into " << lc.memory;
+                  << instance << " s" << c.statement << " on " << target << " into "
+                  << c.levels[l].name;
             }
           }
         }
