@@ -1,7 +1,7 @@
 #include "viz/ScheduleGraph.h"
 
 #include "schedule/CostModel.h"
-#include "schedule/Space.h"
+#include "schedule/Geometry.h"
 #include "viz/HardwareGraph.h"
 #include "viz/KernelGraph.h"
 
@@ -312,12 +312,10 @@ struct ScheduleBuilder {
 
     // The instruction at the core.
     std::string iv;
-    double calls = 1;
+    double calls = schedule::callCount(c);
     size_t nl = c.levels.size();
     for (size_t v = 0; v < c.vindices.size(); ++v) {
       const auto &x = c.vindices[v];
-      int64_t step = x.free ? std::max<int64_t>(1, c.tiles[nl - 1][v]) : x.instrExtent;
-      calls *= double((x.extent + step - 1) / std::max<int64_t>(1, step));
       if (x.instrIndex >= 0)
         iv += (iv.empty() ? "" : ", ") + x.name + " x" +
               (x.free ? std::string("R") : std::to_string(x.instrExtent));

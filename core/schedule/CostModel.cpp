@@ -1,6 +1,6 @@
 #include "schedule/CostModel.h"
 
-#include "schedule/Space.h"
+#include "schedule/Geometry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,27 +9,7 @@
 
 namespace isam::schedule {
 
-int64_t stepOf(const Config &c, size_t level, size_t v) {
-  if (level + 1 < c.levels.size())
-    return std::max<int64_t>(1, c.tiles[level + 1][v]);
-  return c.vindices[v].free ? std::max<int64_t>(1, c.tiles[level][v]) : c.vindices[v].instrExtent;
-}
-
-int64_t tripsOf(const Config &c, size_t level, size_t v) {
-  int64_t step = stepOf(c, level, v);
-  return (c.tiles[level][v] + step - 1) / step;
-}
-
 namespace {
-
-bool touches(const ir::Access &a, const VirtualIndex &v) {
-  for (const auto &d : a.indices)
-    for (auto [i, coef] : d.terms)
-      if (coef != 0 &&
-          std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
-        return true;
-  return false;
-}
 
 // A move that writes memory `to` from memory `from`, if the target has one.
 const hw::Instruction *moveOut(const hw::Target &t, int from, int to) {
@@ -86,11 +66,7 @@ Cost AnalyticalModel::evaluate(Config &c) const {
       }
 
   // Calls and cores.
-  double calls = 1;
-  for (size_t v = 0; v < nv; ++v) {
-    int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
-    calls *= double((c.vindices[v].extent + step - 1) / step);
-  }
+  double calls = callCount(c);
   double coresUsed = 1;
   if (c.parallel >= 0)
     coresUsed = std::min<double>(target_.cores, double(tripsOf(c, 0, c.parallel)));
@@ -339,12 +315,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     if (!lv.registers || p.output)
       return out;
     // Read from memory at every call: one load slot each.
-    double calls = 1;
-    size_t nl = c.levels.size();
-    for (size_t v = 0; v < c.vindices.size(); ++v) {
-      int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
-      calls *= double((c.vindices[v].extent + step - 1) / step);
-    }
+    double calls = callCount(c);
     out.tileBytes = elemBytes;
     out.loads = calls;
     out.totalBytes = calls * std::max<double>(lv.registerBytes, elemBytes);
@@ -381,37 +352,6 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
-}
-
-std::vector<int> layoutDims(const Config &c, size_t operand) {
-  const OperandPlacement &p = c.operands[operand];
-  std::vector<int> dims;
-  if (p.dims.empty() || p.tensor < 0)
-    return dims;
-  for (size_t v = 0; v < c.vindices.size(); ++v)
-    if (touches(p.access, c.vindices[v]) &&
-        std::find(p.dims.begin(), p.dims.end(), int(v)) == p.dims.end())
-      dims.push_back(int(v));
-  dims.insert(dims.end(), p.dims.begin(), p.dims.end());
-  return dims;
-}
-
-std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded) {
-  const OperandPlacement &p = c.operands[operand];
-  std::vector<int> dims = layoutDims(c, operand);
-  std::vector<int64_t> tile;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    int v = dims[d];
-    int64_t e = v >= 0 ? std::min(c.tiles[level][size_t(v)], c.vindices[size_t(v)].extent) : 1;
-    size_t fromEnd = dims.size() - d; // 1: the operand's last dimension
-    if (padded && fromEnd <= p.shape.size()) {
-      int64_t whole = p.shape[p.shape.size() - fromEnd];
-      if (whole > 0 && fromEnd <= 2)
-        e = (e + whole - 1) / whole * whole;
-    }
-    tile.push_back(e);
-  }
-  return tile;
 }
 
 bool loadsInto(const Config &c, size_t operand, size_t level) {

@@ -2,6 +2,7 @@
 // model (JIT-run candidates) stand beside the analytical one.
 #pragma once
 
+#include "schedule/Geometry.h"
 #include "schedule/Schedule.h"
 
 #include <memory>
@@ -47,17 +48,5 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
 // Whether an operand loads through a level: on its path, or an input read from memory by the
 // instruction at a register level.
 bool loadsInto(const Config &c, size_t operand, size_t level);
-
-// An operand's tile as a scratchpad lays it out (and a DMA moves it): one dimension per
-// virtual index that moves it, the loops first (outermost first), then the instruction
-// operand's own dimensions (-1: one that follows none). Empty when placement.dims is.
-std::vector<int> layoutDims(const Config &c, size_t operand);
-// Elements per layout dimension of the tile at `level`; with `padded`, the instruction operand's
-// last two dimensions rounded up to whole operands, as the scratchpad holds them.
-std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded);
-
-// Trip count of the loop over v at level l, and the elements one step of it covers.
-int64_t stepOf(const Config &c, size_t level, size_t v);
-int64_t tripsOf(const Config &c, size_t level, size_t v);
 
 } // namespace isam::schedule

@@ -1,5 +1,7 @@
 #include "schedule/Space.h"
 
+#include "schedule/Geometry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -57,10 +59,6 @@ ir::Access firstRead(const ir::Expr &e, int tensor) {
   return {};
 }
 
-int64_t roundUp(int64_t x, int64_t m) {
-  return (x + m - 1) / m * m;
-}
-
 std::vector<std::vector<int>> permutations(size_t n) {
   std::vector<int> p(n);
   std::iota(p.begin(), p.end(), 0);
@@ -72,29 +70,6 @@ std::vector<std::vector<int>> permutations(size_t n) {
 }
 
 } // namespace
-
-std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
-                                   const std::vector<VirtualIndex> &vindices,
-                                   const std::vector<int64_t> &tile) {
-  std::vector<int64_t> size(s.indices.size(), 1);
-  for (size_t v = 0; v < vindices.size(); ++v) {
-    int64_t rem = tile[v];
-    const auto &g = vindices[v].stmtIndices;
-    for (size_t j = g.size(); j-- > 0;) {
-      int64_t e = s.indices[g[j]].extent;
-      size[g[j]] = std::min(rem, e);
-      rem = (rem + e - 1) / e;
-    }
-  }
-  std::vector<int64_t> out;
-  for (const auto &a : access.indices) {
-    int64_t range = 1;
-    for (auto [i, coef] : a.terms)
-      range += std::llabs(coef) * (size[i] - 1);
-    out.push_back(range);
-  }
-  return out;
-}
 
 Space::Space(const ir::Kernel &kernel, const hw::Target &target,
              const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {

@@ -58,10 +58,4 @@ private:
   std::vector<std::string> pinProblems_;
 };
 
-// Working set of an operand's tile (elements) when the virtual indices have the given tile
-// sizes: the bounding box of the access over the box, per tensor dimension.
-std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
-                                   const std::vector<VirtualIndex> &vindices,
-                                   const std::vector<int64_t> &tile);
-
 } // namespace isam::schedule
