@@ -13,8 +13,9 @@ class CostModel {
 public:
   virtual ~CostModel() = default;
   virtual std::string name() const = 0;
-  // May settle decisions that follow from capacity (double buffering) in `config`.
-  virtual Cost evaluate(Config &config) const = 0;
+  // The cost of `config`. Decisions that follow from capacity are settled in the cost
+  // (Cost::doubleBuffered), never in `config`.
+  virtual Cost evaluate(const Config &config) const = 0;
 };
 
 // Per level, compute time against bytes moved over bandwidth given tiles, order and reuse
@@ -25,7 +26,7 @@ public:
   AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
                   const mapping::StatementMappings &mappings);
   std::string name() const override { return "analytical"; }
-  Cost evaluate(Config &config) const override;
+  Cost evaluate(const Config &config) const override;
 
 private:
   const ir::Kernel &kernel_;

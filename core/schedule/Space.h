@@ -45,6 +45,11 @@ public:
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
 private:
+  // The constructor's steps after the skeleton Config: options per knob, the pins, the knobs.
+  void addOptions(const hw::Target &target);
+  void addPins(const Pins &pins);
+  void addKnobs();
+
   Config skeleton_;
   std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
