@@ -1,7 +1,7 @@
 #include "viz/ScheduleGraph.h"
 
 #include "schedule/CostModel.h"
-#include "schedule/Space.h"
+#include "schedule/Geometry.h"
 #include "viz/HardwareGraph.h"
 #include "viz/KernelGraph.h"
 
@@ -339,12 +339,9 @@ struct ScheduleBuilder {
     const auto &c = ss.config;
     const auto &cost = ss.cost;
     std::string lanes;
-    double calls = 1;
-    size_t nl = c.levels.size();
+    double calls = schedule::callCount(c);
     for (size_t v = 0; v < c.vindices.size(); ++v) {
       const auto &vindex = c.vindices[v];
-      int64_t step = vindex.free ? std::max<int64_t>(1, c.tiles[nl - 1][v]) : vindex.instrExtent;
-      calls *= double((vindex.extent + step - 1) / std::max<int64_t>(1, step));
       if (vindex.instrIndex >= 0)
         lanes += (lanes.empty() ? "" : ", ") + vindex.name + " x" +
                  (vindex.free ? std::string("R") : std::to_string(vindex.instrExtent));

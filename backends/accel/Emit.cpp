@@ -1,7 +1,6 @@
 #include "backends/accel/Emit.h"
 
-#include "schedule/CostModel.h"
-#include "schedule/Execute.h"
+#include "schedule/Geometry.h"
 
 #include <algorithm>
 #include <map>
@@ -23,9 +22,6 @@ void checkCapacity(const hw::Memory &dram, uint64_t needed, const std::string &w
                 std::to_string(dram.sizeBytes));
 }
 
-int64_t roundUp(int64_t x, int64_t to) {
-  return (x + to - 1) / to * to;
-}
 uint64_t alignUp(uint64_t x, uint64_t to) {
   return (x + to - 1) / to * to;
 }
@@ -448,7 +444,7 @@ private:
     MoveOperands m = moveOperands(mv);
     size_t nd = o.dims.size();
     int64_t rows = h.size[nd - 2];
-    int64_t moved = fill ? roundUp(rows, o.rows) : rows; // fills zero the padding rows
+    int64_t moved = fill ? schedule::roundUp(rows, o.rows) : rows; // fills zero the padding rows
     std::vector<int64_t> at = h.lo;
     for (;;) {
       for (int64_t col = 0; col < h.size[nd - 1]; col += bp.width) {

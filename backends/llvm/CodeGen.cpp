@@ -8,6 +8,7 @@
 // registers. Loops too small to be worth a loop (a register tile's) are unrolled here.
 #include "backends/llvm/Backend.h"
 #include "backends/llvm/Values.h"
+#include "schedule/Geometry.h"
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
@@ -618,19 +619,17 @@ void Generator::emitStage(const Node &n, State &st) {
   size_t nd = p.access.indices.size();
   Holder h;
   std::vector<Value *> count(nd);
-  std::vector<int64_t> shape(nd);
+  std::vector<int64_t> shape = schedule::accessExtents(p.access, maxCount);
   for (size_t d = 0; d < nd; ++d) {
     const ir::Affine &a = p.access.indices[d];
     Value *l = c64(a.constant), *u = c64(a.constant);
-    int64_t range = 1;
     bool dimExact = true;
     for (auto [i, coef] : a.terms) {
       l = add(l, mul(coef > 0 ? lo[size_t(i)] : hi[size_t(i)], c64(coef)));
       u = add(u, mul(coef > 0 ? hi[size_t(i)] : lo[size_t(i)], c64(coef)));
-      range += std::llabs(coef) * (maxCount[size_t(i)] - 1);
       dimExact = dimExact && exact[size_t(i)];
     }
-    shape[d] = std::min(range, tensor.shape[d]);
+    shape[d] = std::min(shape[d], tensor.shape[d]);
     h.lo.push_back(l);
     count[d] = dimExact ? c64(shape[d]) : add(sub(u, l), c64(1));
   }

@@ -269,6 +269,24 @@ public:
   }
 
 private:
+  // One complete choice of the depth-first search: the instruction, its statement, the operand
+  // views, per instruction index the statement indices bound to it (nullptr: none), and the
+  // sub-expression mapped (nullptr: the whole statement).
+  struct Choice {
+    const hw::Instruction &in;
+    const ir::Statement &I;
+    const std::vector<OperandView> &views;
+    std::vector<const std::vector<int> *> groupOf;
+    const ir::Expr *subtree;
+  };
+
+  // The candidates found for one instruction, and the keys of those kept (symmetric operands
+  // give the same mapping twice).
+  struct Found {
+    std::vector<Candidate> candidates;
+    std::set<std::string> keys;
+  };
+
   bool overBudget() {
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
     if (ms > opts_.budgetMs)
@@ -355,15 +373,15 @@ private:
       return {};
     }
 
-    std::vector<Candidate> found;
-    std::set<std::string> seen;
+    Found all;
     for (const auto &[assignment, subtree] : matches) {
       if (overBudget())
         break;
-      bindIndices(in, I, assignment, subtree, found, seen, reason);
-      if (found.size() >= opts_.maxCandidatesPerInstruction)
+      bindIndices(in, I, assignment, subtree, all, reason);
+      if (all.candidates.size() >= opts_.maxCandidatesPerInstruction)
         break;
     }
+    std::vector<Candidate> found = std::move(all.candidates);
     // Degenerate mappings are kept only when nothing better exists, and few of them.
     bool anyGood = std::any_of(found.begin(), found.end(), [](auto &c) { return !c.degenerate; });
     if (anyGood)
@@ -381,8 +399,7 @@ private:
   }
 
   void bindIndices(const hw::Instruction &in, const ir::Statement &I, const Assignment &assignment,
-                   const ir::Expr *subtree, std::vector<Candidate> &found,
-                   std::set<std::string> &seen, std::string &reason) {
+                   const ir::Expr *subtree, Found &found, std::string &reason) {
     const ir::Kernel &sem = in.semantics;
     size_t nI = I.indices.size(), nS = s_.indices.size();
     std::vector<OperandView> views(sem.tensors.size());
@@ -450,12 +467,16 @@ private:
     std::vector<int> choice(nI, -1);
     std::vector<bool> used(nS, false);
     std::function<void(size_t)> dfs = [&](size_t ii) {
-      size_t good = size_t(std::count_if(found.begin(), found.end(),
+      size_t good = size_t(std::count_if(found.candidates.begin(), found.candidates.end(),
                                          [](const Candidate &c) { return !c.degenerate; }));
       if (good >= opts_.maxCandidatesPerInstruction * 2 || overBudget())
         return;
       if (ii == nI) {
-        finishCandidate(in, I, views, groups, choice, subtree, found, seen, reason);
+        Choice ch{in, I, views, std::vector<const std::vector<int> *>(nI, nullptr), subtree};
+        for (size_t x = 0; x < nI; ++x)
+          if (choice[x] >= 0)
+            ch.groupOf[x] = &groups[x][size_t(choice[x])];
+        finishCandidate(ch, found, reason);
         return;
       }
       for (size_t g = 0; g < groups[ii].size(); ++g) {
@@ -475,7 +496,7 @@ private:
     };
     dfs(0);
 
-    if (found.empty() && reason.empty()) {
+    if (found.candidates.empty() && reason.empty()) {
       for (size_t ii = 0; ii < nI; ++ii)
         if (groups[ii].empty()) {
           reason = describeMissingIndex(in, I, views, ii);
@@ -485,7 +506,7 @@ private:
   }
 
   std::string describeMissingIndex(const hw::Instruction &in, const ir::Statement &I,
-                                   const std::vector<OperandView> &views, size_t ii) {
+                                   const std::vector<OperandView> &views, size_t ii) const {
     const ir::Kernel &sem = in.semantics;
     std::string yes, no;
     for (size_t o = 0; o < views.size(); ++o) {
@@ -577,28 +598,42 @@ private:
     return out;
   }
 
-  void finishCandidate(const hw::Instruction &in, const ir::Statement &I,
-                       const std::vector<OperandView> &views,
-                       const std::vector<std::vector<std::vector<int>>> &groups,
-                       const std::vector<int> &choice, const ir::Expr *subtree,
-                       std::vector<Candidate> &found, std::set<std::string> &seen,
-                       std::string &reason) {
-    const ir::Kernel &sem = in.semantics;
+  // The candidate of a complete choice, kept in `found` unless it repeats one or is a
+  // degenerate mapping too many; an illegal choice sets `reason` (the first one found wins).
+  void finishCandidate(const Choice &ch, Found &found, std::string &reason) {
     Candidate c;
-    c.instruction = int(&in - t_.instructions.data());
-    c.isMove = in.isMove;
-    c.partial = subtree != nullptr;
+    c.instruction = int(&ch.in - t_.instructions.data());
+    c.isMove = ch.in.isMove;
+    c.partial = ch.subtree != nullptr;
+    bindInstructionIndices(ch, c);
+    if (std::string why = reductionProblem(ch, c); !why.empty()) {
+      if (reason.empty())
+        reason = why;
+      return;
+    }
+    if (std::string why = bindOperands(ch, c); !why.empty()) {
+      if (reason.empty())
+        reason = why;
+      return;
+    }
+    estimate(ch, c);
+    describePartialWork(ch, c);
+    keep(std::move(c), ch.subtree, found);
+  }
+
+  // Each instruction index's binding (its remainder where the extent does not divide), the
+  // statement indices left as loops, and whether an instruction index is left on a unit extent.
+  void bindInstructionIndices(const Choice &ch, Candidate &c) const {
+    const ir::Kernel &sem = ch.in.semantics;
     std::vector<bool> bound(s_.indices.size(), false);
-    std::vector<int64_t> boundExtent(I.indices.size(), 1);
-    std::vector<const std::vector<int> *> groupOf(I.indices.size(), nullptr);
-    for (size_t ii = 0; ii < I.indices.size(); ++ii) {
+    for (size_t ii = 0; ii < ch.I.indices.size(); ++ii) {
+      const ir::Index &index = ch.I.indices[ii];
       IndexBinding b;
-      b.instrIndex = I.indices[ii].name;
-      b.instrExtent = I.indices[ii].param.empty() ? I.indices[ii].extent : 0;
-      b.instrParam = I.indices[ii].param;
-      if (choice[ii] >= 0) {
-        groupOf[ii] = &groups[ii][choice[ii]];
-        b.stmtIndices = *groupOf[ii];
+      b.instrIndex = index.name;
+      b.instrExtent = index.param.empty() ? index.extent : 0;
+      b.instrParam = index.param;
+      if (ch.groupOf[ii]) {
+        b.stmtIndices = *ch.groupOf[ii];
         for (int s : b.stmtIndices) {
           bound[s] = true;
           b.stmtExtent *= s_.indices[s].extent;
@@ -606,7 +641,6 @@ private:
       } else if (b.instrExtent != 1 && b.instrExtent != 0) {
         c.degenerate = true;
       }
-      boundExtent[ii] = b.stmtExtent;
       if (b.instrExtent == 0)
         b.remainder = Remainder::Free;
       else if (b.stmtExtent % b.instrExtent == 0)
@@ -616,7 +650,7 @@ private:
         // otherwise a scalar tail finishes the extent.
         bool inRegisters = false, inBuffer = false;
         for (size_t o = 0; o < sem.tensors.size(); ++o) {
-          if (!views[o].bound || !views[o].instrAppears[ii])
+          if (!ch.views[o].bound || !ch.views[o].instrAppears[ii])
             continue;
           int m = t_.memoryIndex(sem.tensors[o].memory);
           inRegisters = inRegisters || (m >= 0 && t_.memories[m].isRegisters);
@@ -629,50 +663,52 @@ private:
     for (size_t s = 0; s < s_.indices.size(); ++s)
       if (!bound[s])
         c.loops.push_back(int(s));
+  }
 
+  // Why the instruction cannot carry the statement's reduction (empty: it can). A plain
+  // assignment on a summing instruction needs its result zeroed first (sets zeroInit).
+  std::string reductionProblem(const Choice &ch, Candidate &c) const {
+    const hw::Instruction &in = ch.in;
+    const ir::Statement &I = ch.I;
     // Reductions left as loops need an instruction that accumulates with the same operator.
     bool accumulates =
-        I.reduce == s_.reduce && sem.tensors[I.lhs.tensor].role == ir::TensorRole::InOut;
+        I.reduce == s_.reduce && in.semantics.tensors[I.lhs.tensor].role == ir::TensorRole::InOut;
     for (int s : c.loops)
-      if (s_.indices[s].reduction && !subtree && !accumulates) {
-        if (reason.empty())
-          reason = "the reduction over " + s_.indices[s].name + " would loop around '" + in.name +
-                   "', which does not accumulate into its result";
-        return;
-      }
+      if (s_.indices[s].reduction && !ch.subtree && !accumulates)
+        return "the reduction over " + s_.indices[s].name + " would loop around '" + in.name +
+               "', which does not accumulate into its result";
     // A reduction split over several calls, or one onto values the result already holds,
     // needs an instruction that accumulates too.
-    if (!subtree && s_.reduce != ir::ReduceOp::None && !accumulates) {
+    if (!ch.subtree && s_.reduce != ir::ReduceOp::None && !accumulates) {
       for (size_t ii = 0; ii < I.indices.size(); ++ii) {
         const IndexBinding &b = c.bindings[ii];
         bool split = I.indices[ii].reduction && b.instrExtent > 0 && b.stmtExtent > b.instrExtent;
-        if (split || s_.accumulates) {
-          if (reason.empty())
-            reason =
-                "'" + in.name + "' overwrites its result, but " +
-                (split ? "the reduction over " + s_.indices[b.stmtIndices.front()].name + " (" +
-                             std::to_string(b.stmtExtent) + ") needs several calls that must add up"
-                       : std::string("the statement adds onto values its target already holds"));
-          return;
-        }
+        if (split || s_.accumulates)
+          return "'" + in.name + "' overwrites its result, but " +
+                 (split
+                      ? "the reduction over " + s_.indices[b.stmtIndices.front()].name + " (" +
+                            std::to_string(b.stmtExtent) + ") needs several calls that must add up"
+                      : std::string("the statement adds onto values its target already holds"));
       }
     }
     // A plain assignment runs on an instruction that sums when its result starts at zero; other
     // reductions would only compute a copy the long way.
-    if (!subtree && s_.reduce == ir::ReduceOp::None && I.reduce != ir::ReduceOp::None) {
-      if (I.reduce != ir::ReduceOp::Sum) {
-        if (reason.empty())
-          reason = "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
-                   "; the statement assigns with =";
-        return;
-      }
+    if (!ch.subtree && s_.reduce == ir::ReduceOp::None && I.reduce != ir::ReduceOp::None) {
+      if (I.reduce != ir::ReduceOp::Sum)
+        return "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
+               "; the statement assigns with =";
       c.zeroInit = true;
     }
+    return "";
+  }
 
-    // Operands: bindings, layout and the moves that bring them where the instruction needs them.
-    for (size_t o = 0; o < sem.tensors.size(); ++o) {
-      const ir::Tensor &op = sem.tensors[o];
-      const OperandView &v = views[o];
+  // Operands: bindings, layout and the moves that bring them where the instruction needs them.
+  // Returns why an operand cannot get there (empty: every one can).
+  std::string bindOperands(const Choice &ch, Candidate &c) const {
+    const hw::Instruction &in = ch.in;
+    for (size_t o = 0; o < in.semantics.tensors.size(); ++o) {
+      const ir::Tensor &op = in.semantics.tensors[o];
+      const OperandView &v = ch.views[o];
       OperandBinding ob;
       ob.operand = op.name;
       ob.role = op.role;
@@ -690,57 +726,64 @@ private:
         ob.computedSeparately = true;
         ob.binding = stmtText(*v.subexpr);
       } else {
-        ob.binding = "a temporary for " + stmtText(*subtree);
+        ob.binding = "a temporary for " + stmtText(*ch.subtree);
       }
-      // Strides along the operand's instruction dimensions, in elements of the tensor.
-      if (v.stmtAccess && v.instrAccess) {
-        auto strides = rowMajorStrides(k_.tensors[v.stmtAccess->tensor].shape);
-        for (const auto &dim : v.instrAccess->indices) {
-          int ii = dim.terms.size() == 1 ? dim.terms[0].first : -1;
-          int64_t stride = 0;
-          if (ii >= 0 && groupOf[ii])
-            stride = strideOf(*v.stmtAccess, groupOf[ii]->back(), strides);
-          ob.strides.push_back(stride);
-        }
-        bool unitInner = ob.strides.empty() || ob.strides.back() == 1 ||
-                         (ob.strides.back() == 0 && boundExtentOfInner(v, groupOf) <= 1);
-        bool ordered = true;
-        for (size_t d = 1; d < ob.strides.size(); ++d)
-          ordered = ordered && (ob.strides[d - 1] >= ob.strides[d] || ob.strides[d - 1] == 0);
-        ob.contiguous = unitInner && ordered;
-      } else {
-        ob.contiguous = v.subexpr == nullptr; // a temporary is laid out as needed
-      }
-      ob.needsPack = !ob.contiguous || ob.computedSeparately;
+      describeLayout(v, ch.groupOf, ob);
       int m = t_.memoryIndex(op.memory);
       std::string problem;
       bool reads = op.role != ir::TensorRole::Output;
       bool writes = op.role != ir::TensorRole::Input;
       if (m >= 0 && reads && !(in.isMove && op.role == ir::TensorRole::Input)) {
         auto chain = moveChain(t_, m, true, op.shape.size(), problem);
-        if (!chain) {
-          if (reason.empty())
-            reason = "operand '" + op.name + "' of '" + in.name + "' lives in " + op.memory +
-                     ", but " + problem;
-          return;
-        }
-        for (auto &s : *chain)
-          ob.moves.push_back(s);
+        if (!chain)
+          return "operand '" + op.name + "' of '" + in.name + "' lives in " + op.memory + ", but " +
+                 problem;
+        for (auto &step : *chain)
+          ob.moves.push_back(step);
       }
       if (m >= 0 && writes && !in.isMove) {
         if (auto chain = moveChain(t_, m, false, op.shape.size(), problem))
-          for (auto &s : *chain)
-            ob.moves.push_back(s);
+          for (auto &step : *chain)
+            ob.moves.push_back(step);
       }
       if (ob.needsPack)
         ob.moves.insert(ob.moves.begin(), MoveStep{MoveStep::Kind::Pack});
       c.operands.push_back(std::move(ob));
     }
+    return "";
+  }
 
-    // Estimate: instruction count, utilization, issue-bound cycles.
+  // An operand's strides along its instruction dimensions (elements of the tensor), whether it
+  // is contiguous in the instruction's order, and so whether it needs a pack.
+  void describeLayout(const OperandView &v, const std::vector<const std::vector<int> *> &groupOf,
+                      OperandBinding &ob) const {
+    if (v.stmtAccess && v.instrAccess) {
+      auto strides = rowMajorStrides(k_.tensors[v.stmtAccess->tensor].shape);
+      for (const auto &dim : v.instrAccess->indices) {
+        int ii = dim.terms.size() == 1 ? dim.terms[0].first : -1;
+        int64_t stride = 0;
+        if (ii >= 0 && groupOf[ii])
+          stride = strideOf(*v.stmtAccess, groupOf[ii]->back(), strides);
+        ob.strides.push_back(stride);
+      }
+      bool unitInner = ob.strides.empty() || ob.strides.back() == 1 ||
+                       (ob.strides.back() == 0 && boundExtentOfInner(v, groupOf) <= 1);
+      bool ordered = true;
+      for (size_t d = 1; d < ob.strides.size(); ++d)
+        ordered = ordered && (ob.strides[d - 1] >= ob.strides[d] || ob.strides[d - 1] == 0);
+      ob.contiguous = unitInner && ordered;
+    } else {
+      ob.contiguous = v.subexpr == nullptr; // a temporary is laid out as needed
+    }
+    ob.needsPack = !ob.contiguous || ob.computedSeparately;
+  }
+
+  // Instruction count, utilization and issue-bound cycles (plus the packs' copies).
+  void estimate(const Choice &ch, Candidate &c) const {
+    const hw::Instruction &in = ch.in;
     int64_t count = 1;
     double instrPoints = 1;
-    for (size_t ii = 0; ii < I.indices.size(); ++ii) {
+    for (size_t ii = 0; ii < ch.I.indices.size(); ++ii) {
       const IndexBinding &b = c.bindings[ii];
       if (b.instrExtent == 0) {
         instrPoints *= double(b.stmtExtent);
@@ -752,9 +795,8 @@ private:
     for (int s : c.loops)
       count *= s_.indices[s].extent;
     c.instructionCount = count;
+    // A sub-expression runs over the same domain as the statement.
     double useful = double(s_.pointCount());
-    if (subtree)
-      useful /= 1.0; // the sub-expression runs over the same domain
     c.utilization = std::min(1.0, useful / (double(count) * instrPoints));
     c.cycles = double(count) / (in.cost.perCycle * t_.cores) + in.cost.latencyCycles;
     if (in.isMove && in.cost.bandwidthBytesPerCycle > 0) {
@@ -775,9 +817,14 @@ private:
           }
         c.cycles += double(t.elementCount() * ir::elemTypeBytes(t.type)) / (bw * t_.cores);
       }
+  }
+
+  // What the candidate leaves to other work: the rest of the statement, operands computed
+  // separately into temporaries, and instruction indices left on a unit extent.
+  void describePartialWork(const Choice &ch, Candidate &c) const {
     if (c.partial)
       c.partialNote =
-          "computes " + stmtText(*subtree) + "; the rest of the statement is separate work";
+          "computes " + stmtText(*ch.subtree) + "; the rest of the statement is separate work";
     for (const auto &ob : c.operands)
       if (ob.computedSeparately)
         c.partialNote += (c.partialNote.empty() ? "" : "; ") + ob.binding +
@@ -786,13 +833,17 @@ private:
                                          [](auto &o) { return o.computedSeparately; });
     if (c.degenerate) {
       std::string unit;
-      for (size_t ii = 0; ii < I.indices.size(); ++ii)
-        if (choice[ii] < 0 && c.bindings[ii].instrExtent > 1)
-          unit += (unit.empty() ? "" : ", ") + describeMissingIndex(in, I, views, ii);
+      for (size_t ii = 0; ii < ch.I.indices.size(); ++ii)
+        if (!ch.groupOf[ii] && c.bindings[ii].instrExtent > 1)
+          unit += (unit.empty() ? "" : ", ") + describeMissingIndex(ch.in, ch.I, ch.views, ii);
       c.partialNote += (c.partialNote.empty() ? "" : "; ") + std::string("degenerate: ") + unit;
     }
+  }
 
-    // Symmetric operands give the same mapping twice; keep one.
+  // Keeps a candidate unless symmetric operands already gave the same mapping, or it is
+  // degenerate and a few degenerate ones are kept already (a last resort: enough to show what
+  // they cost).
+  void keep(Candidate c, const ir::Expr *subtree, Found &found) const {
     std::ostringstream key;
     for (const auto &b : c.bindings) {
       key << b.instrIndex << "=";
@@ -808,13 +859,12 @@ private:
       key << o << "|";
     if (subtree)
       key << "sub:" << stmtText(*subtree);
-    if (!seen.insert(key.str()).second)
+    if (!found.keys.insert(key.str()).second)
       return;
-    // Degenerate mappings are a last resort: a few are enough to show what they cost.
-    if (c.degenerate && std::count_if(found.begin(), found.end(),
+    if (c.degenerate && std::count_if(found.candidates.begin(), found.candidates.end(),
                                       [](const Candidate &x) { return x.degenerate; }) >= 3)
       return;
-    found.push_back(std::move(c));
+    found.candidates.push_back(std::move(c));
   }
 
   int64_t boundExtentOfInner(const OperandView &v,

@@ -1,6 +1,6 @@
 #include "schedule/CostModel.h"
 
-#include "schedule/Space.h"
+#include "schedule/Geometry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,27 +9,7 @@
 
 namespace isam::schedule {
 
-int64_t stepOf(const Config &c, size_t level, size_t v) {
-  if (level + 1 < c.levels.size())
-    return std::max<int64_t>(1, c.tiles[level + 1][v]);
-  return c.vindices[v].free ? std::max<int64_t>(1, c.tiles[level][v]) : c.vindices[v].instrExtent;
-}
-
-int64_t tripsOf(const Config &c, size_t level, size_t v) {
-  int64_t step = stepOf(c, level, v);
-  return (c.tiles[level][v] + step - 1) / step;
-}
-
 namespace {
-
-bool touches(const ir::Access &a, const VirtualIndex &v) {
-  for (const auto &d : a.indices)
-    for (auto [i, coef] : d.terms)
-      if (coef != 0 &&
-          std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
-        return true;
-  return false;
-}
 
 // A move that writes memory `to` from memory `from`, if the target has one.
 const hw::Instruction *moveOut(const hw::Target &t, int from, int to) {
@@ -55,51 +35,9 @@ int64_t product(const std::vector<int64_t> &v) {
   return n;
 }
 
-} // namespace
-
-AnalyticalModel::AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
-                                 const mapping::StatementMappings &mappings)
-    : kernel_(kernel), target_(target), mappings_(mappings) {}
-
-Cost AnalyticalModel::evaluate(Config &c) const {
-  Cost cost;
-  const ir::Statement &s = kernel_.statements[c.statement];
-  const hw::Instruction &instr = target_.instructions[size_t(c.instruction)];
-  const ir::Statement &I = instr.semantics.statements[0];
-  size_t nv = c.vindices.size(), nl = c.levels.size();
-
-  auto invalid = [&](std::string why) {
-    cost.valid = false;
-    cost.invalidReason = std::move(why);
-    return cost;
-  };
-
-  // A result staged in a scratchpad needs a move that writes it back out.
-  for (const auto &p : c.operands)
-    if (p.output && p.tensor >= 0)
-      for (size_t j = 1; j < p.path.size(); ++j) {
-        const Level &lv = c.levels[size_t(p.path[j])];
-        if (p.staged[size_t(p.path[j])] && !lv.registers &&
-            !moveOut(target_, lv.memory, c.levels[size_t(p.path[j - 1])].memory))
-          return invalid("no move writes " + kernel_.tensors[size_t(p.tensor)].name +
-                         " back out of " + lv.name);
-      }
-
-  // Calls and cores.
-  double calls = 1;
-  for (size_t v = 0; v < nv; ++v) {
-    int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
-    calls *= double((c.vindices[v].extent + step - 1) / step);
-  }
-  double coresUsed = 1;
-  if (c.parallel >= 0)
-    coresUsed = std::min<double>(target_.cores, double(tripsOf(c, 0, c.parallel)));
-
-  // Working sets and traffic per level.
-  auto bytesOf = [&](const OperandPlacement &p, const std::vector<int64_t> &tile) {
-    return double(product(tileFootprint(s, p.access, c.vindices, tile))) *
-           ir::elemTypeBytes(kernel_.tensors[p.tensor].type);
-  };
+// Where the time goes besides the instruction's own issue: the slowest stream that overlaps the
+// computation (a memory's or a unit's bandwidth), and the moves that nothing overlaps.
+struct Movement {
   double overlapped = 0, serial = 0;
   Bound slowest = Bound::None; // what `overlapped` is: a memory's or a unit's bandwidth
   int slowestAt = -1;
@@ -110,220 +48,355 @@ Cost AnalyticalModel::evaluate(Config &c) const {
   // The first tiles are filled, and the last results written back, with nothing to overlap
   // them: their streams one after another, and one latency each way (moves pipeline).
   double prologue = 0, fillLatency = 0, drainLatency = 0;
-  for (size_t l = 1; l < nl; ++l) {
-    const Level &lv = c.levels[l];
+};
+
+// What one level holds and moves: the working set, the registers of a register level, the
+// staged transfers, and the register tiles filled by moves of their own (with how many).
+struct LevelLoad {
+  double footprint = 0, transfers = 0;
+  int registers = 0;
+  std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
+};
+
+// One evaluation of a Config with the double buffering given per level.
+class Evaluation {
+public:
+  Evaluation(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
+             const std::vector<bool> &doubleBuffered)
+      : kernel_(kernel), target_(target), c_(c), doubleBuffered_(doubleBuffered),
+        s_(kernel.statements[c.statement]), instr_(target.instructions[size_t(c.instruction)]) {}
+
+  // The cost; when a double-buffered level's tiles do not fit, the cost is invalid and
+  // `overfull` names the level (single-buffering it may make them fit).
+  Cost run(int &overfull) {
+    overfull = -1;
+    if (std::string why = writeBackProblem(); !why.empty())
+      return invalid(why);
+    if (c_.parallel >= 0)
+      coresUsed_ = std::min<double>(target_.cores, double(tripsOf(c_, 0, size_t(c_.parallel))));
+    for (size_t l = 1; l < c_.levels.size(); ++l) {
+      LevelLoad load = loadOf(l);
+      if (std::string why = capacityProblem(l, load, overfull); !why.empty())
+        return invalid(why);
+      addMovement(l, load);
+    }
+    addSharedMovement();
+    computeBound();
+    finish();
+    return cost_;
+  }
+
+private:
+  Cost invalid(std::string why) {
+    cost_.valid = false;
+    cost_.invalidReason = std::move(why);
+    return cost_;
+  }
+
+  // A result staged in a scratchpad needs a move that writes it back out.
+  std::string writeBackProblem() const {
+    for (const auto &p : c_.operands)
+      if (p.output && p.tensor >= 0)
+        for (size_t j = 1; j < p.path.size(); ++j) {
+          const Level &lv = c_.levels[size_t(p.path[j])];
+          if (p.staged[size_t(p.path[j])] && !lv.registers &&
+              !moveOut(target_, lv.memory, c_.levels[size_t(p.path[j - 1])].memory))
+            return "no move writes " + kernel_.tensors[size_t(p.tensor)].name + " back out of " +
+                   lv.name;
+        }
+    return "";
+  }
+
+  // Working set, registers and traffic of every operand loading through level l; the traffic
+  // goes into a new entry of cost_.levels.
+  LevelLoad loadOf(size_t l) {
+    const Level &lv = c_.levels[l];
     Cost::LevelCost lc;
     lc.memory = lv.memory;
     lc.capacityBytes = double(lv.capacityBytes);
-    double footprint = 0, transfers = 0;
-    int registers = 0;
-    // Register tiles filled (and written back) by the code around the tile's loops: those
-    // moves are instructions of their own, between one tile's steady state and the next's.
-    std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
-    for (const auto &p : c.operands) {
-      if (!loadsInto(c, size_t(&p - c.operands.data()), l))
+    LevelLoad load;
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandPlacement &p = c_.operands[o];
+      if (!loadsInto(c_, o, l))
         continue;
       if (std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end()) {
-        lc.bytes += operandTraffic(kernel_, c, size_t(&p - c.operands.data()), l).totalBytes;
+        lc.bytes += operandTraffic(kernel_, c_, o, l).totalBytes;
         continue;
       }
-      double bytes = bytesOf(p, c.tiles[l]);
+      double elemBytes = ir::elemTypeBytes(kernel_.tensors[size_t(p.tensor)].type);
+      double bytes =
+          double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l]))) * elemBytes;
       // A scratchpad holds the tile in the instruction's layout, padded to whole operands.
-      size_t o = size_t(&p - c.operands.data());
-      if (lv.softwareManaged && !lv.registers && p.staged[l] && !layoutDims(c, o).empty())
-        bytes = double(product(layoutTile(c, o, l, true))) *
-                ir::elemTypeBytes(kernel_.tensors[size_t(p.tensor)].type);
+      if (lv.softwareManaged && !lv.registers && p.staged[l] && !layoutDims(c_, o).empty())
+        bytes = double(product(layoutTile(c_, o, l, true))) * elemBytes;
       if (lv.registers) {
-        // One register group per instruction operand instance: every accumulator of the
-        // register tile stays live; an input needs one per vector lane group it spans (a
-        // broadcast scalar, one), reloaded each reduction step.
-        const ir::Tensor &op = instr.semantics.tensors[p.operand];
-        int width = std::max<int>(1, target_.memories[lv.memory].registerBytes);
-        double perInstance = std::ceil(double(std::max<int64_t>(1, op.elementCount())) *
-                                       ir::elemTypeBytes(op.type) / width);
-        double instances = 1;
-        for (size_t v = 0; v < nv; ++v)
-          if (touches(p.access, c.vindices[v]) && (p.output || c.vindices[v].instrIndex >= 0) &&
-              !(op.shape.empty() && !p.output))
-            instances *= double(tripsOf(c, l, v));
-        registers += int(perInstance * instances);
-        footprint += bytes;
+        double perInstance = registersPerInstance(p, lv);
+        double instances = registerInstances(p, l);
+        load.registers += int(perInstance * instances);
+        load.footprint += bytes;
         if (p.staged[l])
-          stagedRegisters.push_back({&p, perInstance * instances});
+          load.stagedRegisters.push_back({&p, perInstance * instances});
       } else {
-        footprint += bytes * (c.doubleBuffered[l] && p.staged[l] ? 2 : 1);
+        load.footprint += bytes * (doubleBuffered_[l] && p.staged[l] ? 2 : 1);
       }
-      Traffic traffic = operandTraffic(kernel_, c, size_t(&p - c.operands.data()), l);
-      double loads = traffic.loads, moved = traffic.totalBytes;
-      if (!stagedRegisters.empty() && stagedRegisters.back().first == &p)
-        stagedRegisters.back().second *= loads;
-      lc.bytes += moved;
+      Traffic traffic = operandTraffic(kernel_, c_, o, l);
+      if (!load.stagedRegisters.empty() && load.stagedRegisters.back().first == &p)
+        load.stagedRegisters.back().second *= traffic.loads;
+      lc.bytes += traffic.totalBytes;
       if (p.staged[l])
-        transfers += loads;
+        load.transfers += traffic.loads;
     }
-    lc.footprintBytes = footprint;
+    lc.footprintBytes = load.footprint;
+    cost_.levels.push_back(lc);
+    return load;
+  }
+
+  // One register group per instruction operand instance: every accumulator of the register
+  // tile stays live; an input needs one per vector lane group it spans (a broadcast scalar,
+  // one), reloaded each reduction step.
+  double registersPerInstance(const OperandPlacement &p, const Level &lv) const {
+    const ir::Tensor &op = instr_.semantics.tensors[size_t(p.operand)];
+    int width = std::max<int>(1, target_.memories[size_t(lv.memory)].registerBytes);
+    return std::ceil(double(std::max<int64_t>(1, op.elementCount())) * ir::elemTypeBytes(op.type) /
+                     width);
+  }
+  double registerInstances(const OperandPlacement &p, size_t l) const {
+    const ir::Tensor &op = instr_.semantics.tensors[size_t(p.operand)];
+    double instances = 1;
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      if (touches(p.access, c_.vindices[v]) && (p.output || c_.vindices[v].instrIndex >= 0) &&
+          !(op.shape.empty() && !p.output))
+        instances *= double(tripsOf(c_, l, v));
+    return instances;
+  }
+
+  // Why level l's working set does not fit (empty: it fits). A register level's working set is
+  // its registers, not the data streamed through them.
+  std::string capacityProblem(size_t l, const LevelLoad &load, int &overfull) {
+    const Level &lv = c_.levels[l];
+    Cost::LevelCost &lc = cost_.levels.back();
     if (lv.registers) {
-      // A register level's working set is its registers, not the data streamed through them.
-      lc.footprintBytes = double(registers) * target_.memories[lv.memory].registerBytes;
-      cost.registersUsed = registers;
-      int count = int(target_.memories[lv.memory].registerCount);
-      if (registers > count)
-        return invalid("the register tile needs " + std::to_string(registers) + " of " +
-                       std::to_string(count) + " " + lv.name + " registers");
-    } else if (lv.capacityBytes > 0 && footprint > double(lv.capacityBytes)) {
-      if (c.doubleBuffered[l]) {
-        c.doubleBuffered[l] = false;
-        return evaluate(c);
-      }
+      lc.footprintBytes =
+          double(load.registers) * target_.memories[size_t(lv.memory)].registerBytes;
+      cost_.registersUsed = load.registers;
+      int count = int(target_.memories[size_t(lv.memory)].registerCount);
+      if (load.registers > count)
+        return "the register tile needs " + std::to_string(load.registers) + " of " +
+               std::to_string(count) + " " + lv.name + " registers";
+    } else if (lv.capacityBytes > 0 && load.footprint > double(lv.capacityBytes)) {
+      if (doubleBuffered_[l])
+        overfull = int(l);
       std::ostringstream why;
-      why << "the tiles at " << lv.name << " need " << footprint << " B of " << lv.capacityBytes;
-      return invalid(why.str());
+      why << "the tiles at " << lv.name << " need " << load.footprint << " B of "
+          << lv.capacityBytes;
+      return why.str();
     }
+    return "";
+  }
+
+  // The time level l's traffic takes, overlapped with the computation or not.
+  void addMovement(size_t l, const LevelLoad &load) {
+    const Level &lv = c_.levels[l];
+    Cost::LevelCost &lc = cost_.levels.back();
     double bw = lv.bandwidthBytesPerCycle;
     // Moves into a scratchpad go at the slower of the path's and the move's own bandwidth.
-    for (const auto &p : c.operands)
+    for (const auto &p : c_.operands)
       if (p.staged[l])
         if (const hw::Instruction *mv = stagingMove(p.staging[l], target_);
             mv && mv->cost.bandwidthBytesPerCycle > 0)
           bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle)
                       : mv->cost.bandwidthBytesPerCycle;
-    bool privateLevel = l > 0 && target_.memories[lv.memory].parent >= 0;
-    lc.cycles = bw > 0 ? lc.bytes / (bw * (privateLevel ? coresUsed : 1)) : 0;
+    bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
+    lc.cycles = bw > 0 ? lc.bytes / (bw * (privateLevel ? coresUsed_ : 1)) : 0;
     double moveLatency = 0;
-    for (const auto &p : c.operands)
+    for (const auto &p : c_.operands)
       if (p.staged[l])
         if (const hw::Instruction *mv = stagingMove(p.staging[l], target_))
           moveLatency = std::max(moveLatency, mv->cost.latencyCycles);
     // The fills and write-backs issue at their moves' rates; out-of-order cores overlap about
     // half of them with the neighbouring tiles' arithmetic.
-    for (auto [p, moves] : stagedRegisters) {
+    for (auto [p, moves] : load.stagedRegisters) {
       const hw::Instruction *in = stagingMove(p->staging[l], target_);
       const hw::Instruction *out = p->output ? storeFrom(target_, lv.memory) : nullptr;
       double cycles = moves / (in && in->cost.perCycle > 0 ? in->cost.perCycle : 1);
       if (p->output)
         cycles += moves / (out && out->cost.perCycle > 0 ? out->cost.perCycle : 1);
-      serial += 0.5 * cycles / coresUsed;
+      m_.serial += 0.5 * cycles / coresUsed_;
     }
-    if (lv.softwareManaged && !lv.registers && !c.doubleBuffered[l]) {
-      serial += lc.cycles + transfers * moveLatency / coresUsed;
+    if (lv.softwareManaged && !lv.registers && !doubleBuffered_[l]) {
+      m_.serial += lc.cycles + load.transfers * moveLatency / coresUsed_;
     } else if (lv.softwareManaged && !lv.registers) {
-      for (size_t o = 0; o < c.operands.size(); ++o) {
-        const OperandPlacement &p = c.operands[o];
-        auto at = std::find(p.path.begin(), p.path.end(), int(l));
-        if (!p.staged[l] || at == p.path.begin() || at == p.path.end())
-          continue;
-        int outer = c.levels[size_t(*(at - 1))].memory;
-        Traffic tr = operandTraffic(kernel_, c, o, l);
-        double once = tr.loads * tr.tileBytes;
-        const hw::Instruction *fill = stagingMove(p.staging[l], target_);
-        const hw::Instruction *drain = p.output ? moveOut(target_, lv.memory, outer) : nullptr;
-        for (auto [mv, bytes] : {std::pair{fill, once}, std::pair{drain, p.output ? once : 0.0}}) {
-          if (!mv || bytes <= 0)
-            continue;
-          double rate = mv->cost.bandwidthBytesPerCycle > 0 ? mv->cost.bandwidthBytesPerCycle : bw;
-          unitCycles[mv->unit] += rate > 0 ? bytes / rate : 0;
-          prologue += rate > 0 ? tr.tileBytes / rate : 0;
-          double &latency = mv == fill ? fillLatency : drainLatency;
-          latency = std::max(latency, mv->cost.latencyCycles);
-        }
-        channelBytes[outer] += once * (p.output ? 2 : 1);
-      }
-    } else if (lc.cycles > overlapped) {
-      overlapped = lc.cycles;
-      slowest = Bound::Bandwidth;
-      slowestAt = lv.memory;
+      addDoubleBufferedMoves(l, bw);
+    } else if (lc.cycles > m_.overlapped) {
+      m_.overlapped = lc.cycles;
+      m_.slowest = Bound::Bandwidth;
+      m_.slowestAt = lv.memory;
     }
-    cost.levels.push_back(lc);
   }
 
-  for (auto [unit, cycles] : unitCycles)
-    if (cycles / coresUsed > overlapped) {
-      overlapped = cycles / coresUsed;
-      slowest = Bound::UnitBandwidth;
-      slowestAt = unit;
+  // A double-buffered scratchpad's fills and write-backs: each unit's time and each memory's
+  // bytes (shared by every such level), and the prologue and latencies nothing overlaps.
+  void addDoubleBufferedMoves(size_t l, double bw) {
+    const Level &lv = c_.levels[l];
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandPlacement &p = c_.operands[o];
+      auto at = std::find(p.path.begin(), p.path.end(), int(l));
+      if (!p.staged[l] || at == p.path.begin() || at == p.path.end())
+        continue;
+      int outer = c_.levels[size_t(*(at - 1))].memory;
+      Traffic tr = operandTraffic(kernel_, c_, o, l);
+      double once = tr.loads * tr.tileBytes;
+      const hw::Instruction *fill = stagingMove(p.staging[l], target_);
+      const hw::Instruction *drain = p.output ? moveOut(target_, lv.memory, outer) : nullptr;
+      for (auto [mv, bytes] : {std::pair{fill, once}, std::pair{drain, p.output ? once : 0.0}}) {
+        if (!mv || bytes <= 0)
+          continue;
+        double rate = mv->cost.bandwidthBytesPerCycle > 0 ? mv->cost.bandwidthBytesPerCycle : bw;
+        m_.unitCycles[mv->unit] += rate > 0 ? bytes / rate : 0;
+        m_.prologue += rate > 0 ? tr.tileBytes / rate : 0;
+        double &latency = mv == fill ? m_.fillLatency : m_.drainLatency;
+        latency = std::max(latency, mv->cost.latencyCycles);
+      }
+      m_.channelBytes[outer] += once * (p.output ? 2 : 1);
     }
-  for (auto [memory, bytes] : channelBytes)
-    if (double bw = target_.memories[size_t(memory)].bandwidthBytesPerCycle;
-        bw > 0 && bytes / bw > overlapped) {
-      overlapped = bytes / bw;
-      slowest = Bound::Bandwidth;
-      slowestAt = memory;
-    }
-  serial += prologue + fillLatency + drainLatency;
+  }
+
+  // The units and memories the double-buffered moves share: the slowest may bound the whole.
+  void addSharedMovement() {
+    for (auto [unit, cycles] : m_.unitCycles)
+      if (cycles / coresUsed_ > m_.overlapped) {
+        m_.overlapped = cycles / coresUsed_;
+        m_.slowest = Bound::UnitBandwidth;
+        m_.slowestAt = unit;
+      }
+    for (auto [memory, bytes] : m_.channelBytes)
+      if (double bw = target_.memories[size_t(memory)].bandwidthBytesPerCycle;
+          bw > 0 && bytes / bw > m_.overlapped) {
+        m_.overlapped = bytes / bw;
+        m_.slowest = Bound::Bandwidth;
+        m_.slowestAt = memory;
+      }
+    m_.serial += m_.prologue + m_.fillLatency + m_.drainLatency;
+  }
 
   // Compute, and the latency bound of accumulation chains.
-  double perCycle = instr.cost.perCycle;
-  cost.computeCycles = calls / (perCycle * coresUsed);
-  cost.bound = Bound::Compute;
-  if (I.reduce != ir::ReduceOp::None) {
-    const auto &inner = c.order[nl - 1];
+  void computeBound() {
+    const ir::Statement &I = instr_.semantics.statements[0];
+    double perCycle = instr_.cost.perCycle;
+    double calls = callCount(c_);
+    cost_.computeCycles = calls / (perCycle * coresUsed_);
+    cost_.bound = Bound::Compute;
+    if (I.reduce == ir::ReduceOp::None)
+      return;
+    std::vector<std::pair<double, double>> parts = accumulatorParts();
+    cost_.accumulators = int(parts.front().second);
+    double perCall = 0;
+    for (auto [share, count] : parts)
+      perCall += share * std::max(1 / perCycle, instr_.cost.latencyCycles / count);
+    double latencyBound = calls * perCall / coresUsed_;
+    if (latencyBound > cost_.computeCycles * (1 + 1e-9)) {
+      cost_.computeCycles = latencyBound;
+      cost_.bound = Bound::Latency;
+    }
+  }
+
+  // Independent accumulators per reduction step, as (share of the calls, count). Where the
+  // enclosing level's tile is not a multiple of this level's, its last step holds fewer of
+  // them, and its calls wait longer for their results: each part of the calls is costed with
+  // its own count.
+  std::vector<std::pair<double, double>> accumulatorParts() const {
+    size_t nl = c_.levels.size();
+    const auto &inner = c_.order[nl - 1];
     size_t lastReduction = 0;
     bool anyReduction = false;
     for (size_t k = 0; k < inner.size(); ++k)
-      if (c.vindices[inner[k]].reduction && tripsOf(c, nl - 1, inner[k]) > 1)
+      if (c_.vindices[size_t(inner[k])].reduction && tripsOf(c_, nl - 1, size_t(inner[k])) > 1)
         lastReduction = k, anyReduction = true;
-    // Independent accumulators per reduction step. Where the enclosing level's tile is not a
-    // multiple of this level's, its last step holds fewer of them, and its calls wait longer
-    // for their results: each part of the calls is costed with its own count.
-    std::vector<std::pair<double, double>> parts{{1.0, 1.0}}; // (share of the calls, count)
+    std::vector<std::pair<double, double>> parts{{1.0, 1.0}};
     for (size_t k = anyReduction ? lastReduction + 1 : 0; k < inner.size(); ++k) {
       size_t v = size_t(inner[k]);
-      if (c.vindices[v].reduction)
+      if (c_.vindices[v].reduction)
         continue;
-      int64_t step = stepOf(c, nl - 1, v), extent = c.vindices[v].extent;
-      int64_t tile = std::min(c.tiles[nl - 1][v], extent);
-      int64_t outer = nl >= 2 ? std::min(c.tiles[nl - 2][v], extent) : extent;
+      int64_t step = stepOf(c_, nl - 1, v), extent = c_.vindices[v].extent;
+      int64_t tile = std::min(c_.tiles[nl - 1][v], extent);
+      int64_t outer = nl >= 2 ? std::min(c_.tiles[nl - 2][v], extent) : extent;
       int64_t rest = tile > 0 ? outer % tile : 0;
       double restShare = outer > 0 ? double(rest) / double(outer) : 0;
       std::vector<std::pair<double, double>> next;
       for (auto [share, count] : parts) {
-        next.push_back({share * (1 - restShare), count * double(tripsOf(c, nl - 1, v))});
+        next.push_back({share * (1 - restShare), count * double(tripsOf(c_, nl - 1, v))});
         if (rest > 0)
           next.push_back({share * restShare, count * double((rest + step - 1) / step)});
       }
       parts = std::move(next);
     }
-    cost.accumulators = int(parts.front().second);
-    double perCall = 0;
-    for (auto [share, count] : parts)
-      perCall += share * std::max(1 / perCycle, instr.cost.latencyCycles / count);
-    double latencyBound = calls * perCall / coresUsed;
-    if (latencyBound > cost.computeCycles * (1 + 1e-9)) {
-      cost.computeCycles = latencyBound;
-      cost.bound = Bound::Latency;
-    }
-  }
-  cost.cycles = std::max(cost.computeCycles, overlapped) + serial;
-  double movement = 0;
-  for (const auto &lc : cost.levels)
-    movement += lc.cycles;
-  // A layout change into a scratchpad is the host's work (a packed copy of the tensor, read
-  // and written): not accelerator cycles, but movement all the same.
-  for (const auto &p : c.operands)
-    if (p.layoutChange)
-      for (size_t l = 0; l < nl; ++l)
-        if (p.staged[l] && c.levels[l].softwareManaged && !c.levels[l].registers) {
-          const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
-          movement += 2.0 * double(t.elementCount()) * ir::elemTypeBytes(t.type) /
-                      std::max(1.0, c.levels[l].bandwidthBytesPerCycle);
-          break;
-        }
-  cost.score = cost.cycles + 1e-3 * movement;
-  if (overlapped > cost.computeCycles && overlapped >= serial) {
-    cost.bound = slowest;
-    cost.boundAt = slowestAt;
-  } else if (serial > std::max(cost.computeCycles, overlapped)) {
-    cost.bound = Bound::MovesNotOverlapped;
+    return parts;
   }
 
-  double instrPoints = 1;
-  for (const auto &idx : I.indices)
-    instrPoints *= idx.param.empty() ? double(idx.extent) : 1.0;
-  double ideal = double(s.pointCount()) / (instrPoints * perCycle * target_.cores);
-  cost.utilization = cost.cycles > 0 ? std::min(1.0, ideal / cost.cycles) : 0;
-  cost.valid = true;
+  // Total cycles, the search's score (cycles, then data movement), the bound and utilization.
+  void finish() {
+    size_t nl = c_.levels.size();
+    cost_.cycles = std::max(cost_.computeCycles, m_.overlapped) + m_.serial;
+    double movement = 0;
+    for (const auto &lc : cost_.levels)
+      movement += lc.cycles;
+    // A layout change into a scratchpad is the host's work (a packed copy of the tensor, read
+    // and written): not accelerator cycles, but movement all the same.
+    for (const auto &p : c_.operands)
+      if (p.layoutChange)
+        for (size_t l = 0; l < nl; ++l)
+          if (p.staged[l] && c_.levels[l].softwareManaged && !c_.levels[l].registers) {
+            const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
+            movement += 2.0 * double(t.elementCount()) * ir::elemTypeBytes(t.type) /
+                        std::max(1.0, c_.levels[l].bandwidthBytesPerCycle);
+            break;
+          }
+    cost_.score = cost_.cycles + 1e-3 * movement;
+    if (m_.overlapped > cost_.computeCycles && m_.overlapped >= m_.serial) {
+      cost_.bound = m_.slowest;
+      cost_.boundAt = m_.slowestAt;
+    } else if (m_.serial > std::max(cost_.computeCycles, m_.overlapped)) {
+      cost_.bound = Bound::MovesNotOverlapped;
+    }
+    const ir::Statement &I = instr_.semantics.statements[0];
+    double instrPoints = 1;
+    for (const auto &idx : I.indices)
+      instrPoints *= idx.param.empty() ? double(idx.extent) : 1.0;
+    double ideal = double(s_.pointCount()) / (instrPoints * instr_.cost.perCycle * target_.cores);
+    cost_.utilization = cost_.cycles > 0 ? std::min(1.0, ideal / cost_.cycles) : 0;
+    cost_.valid = true;
+    cost_.doubleBuffered = doubleBuffered_;
+  }
+
+  const ir::Kernel &kernel_;
+  const hw::Target &target_;
+  const Config &c_;
+  const std::vector<bool> &doubleBuffered_;
+  const ir::Statement &s_;
+  const hw::Instruction &instr_;
+  double coresUsed_ = 1;
+  Movement m_;
+  Cost cost_;
+};
+
+} // namespace
+
+AnalyticalModel::AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
+                                 const mapping::StatementMappings &mappings)
+    : kernel_(kernel), target_(target), mappings_(mappings) {}
+
+Cost AnalyticalModel::evaluate(const Config &config) const {
+  // Scratchpads start double-buffered; one whose tiles do not fit twice is single-buffered,
+  // and the whole Config costed again.
   (void)mappings_;
-  return cost;
+  std::vector<bool> doubleBuffered = config.doubleBuffered;
+  for (;;) {
+    int overfull = -1;
+    Cost cost = Evaluation(kernel_, target_, config, doubleBuffered).run(overfull);
+    if (overfull < 0)
+      return cost;
+    doubleBuffered[size_t(overfull)] = false;
+  }
 }
 
 Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand, size_t level) {
@@ -339,12 +412,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     if (!lv.registers || p.output)
       return out;
     // Read from memory at every call: one load slot each.
-    double calls = 1;
-    size_t nl = c.levels.size();
-    for (size_t v = 0; v < c.vindices.size(); ++v) {
-      int64_t step = c.vindices[v].free ? c.tiles[nl - 1][v] : c.vindices[v].instrExtent;
-      calls *= double((c.vindices[v].extent + step - 1) / step);
-    }
+    double calls = callCount(c);
     out.tileBytes = elemBytes;
     out.loads = calls;
     out.totalBytes = calls * std::max<double>(lv.registerBytes, elemBytes);
@@ -381,37 +449,6 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
   }
   return out;
-}
-
-std::vector<int> layoutDims(const Config &c, size_t operand) {
-  const OperandPlacement &p = c.operands[operand];
-  std::vector<int> dims;
-  if (p.dims.empty() || p.tensor < 0)
-    return dims;
-  for (size_t v = 0; v < c.vindices.size(); ++v)
-    if (touches(p.access, c.vindices[v]) &&
-        std::find(p.dims.begin(), p.dims.end(), int(v)) == p.dims.end())
-      dims.push_back(int(v));
-  dims.insert(dims.end(), p.dims.begin(), p.dims.end());
-  return dims;
-}
-
-std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded) {
-  const OperandPlacement &p = c.operands[operand];
-  std::vector<int> dims = layoutDims(c, operand);
-  std::vector<int64_t> tile;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    int v = dims[d];
-    int64_t e = v >= 0 ? std::min(c.tiles[level][size_t(v)], c.vindices[size_t(v)].extent) : 1;
-    size_t fromEnd = dims.size() - d; // 1: the operand's last dimension
-    if (padded && fromEnd <= p.shape.size()) {
-      int64_t whole = p.shape[p.shape.size() - fromEnd];
-      if (whole > 0 && fromEnd <= 2)
-        e = (e + whole - 1) / whole * whole;
-    }
-    tile.push_back(e);
-  }
-  return tile;
 }
 
 bool loadsInto(const Config &c, size_t operand, size_t level) {

@@ -2,6 +2,7 @@
 // model (JIT-run candidates) stand beside the analytical one.
 #pragma once
 
+#include "schedule/Geometry.h"
 #include "schedule/Schedule.h"
 
 #include <memory>
@@ -12,8 +13,9 @@ class CostModel {
 public:
   virtual ~CostModel() = default;
   virtual std::string name() const = 0;
-  // May settle decisions that follow from capacity (double buffering) in `config`.
-  virtual Cost evaluate(Config &config) const = 0;
+  // The cost of `config`. Decisions that follow from capacity are settled in the cost
+  // (Cost::doubleBuffered), never in `config`.
+  virtual Cost evaluate(const Config &config) const = 0;
 };
 
 // Per level, compute time against bytes moved over bandwidth given tiles, order and reuse
@@ -24,7 +26,7 @@ public:
   AnalyticalModel(const ir::Kernel &kernel, const hw::Target &target,
                   const mapping::StatementMappings &mappings);
   std::string name() const override { return "analytical"; }
-  Cost evaluate(Config &config) const override;
+  Cost evaluate(const Config &config) const override;
 
 private:
   const ir::Kernel &kernel_;
@@ -47,17 +49,5 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
 // Whether an operand loads through a level: on its path, or an input read from memory by the
 // instruction at a register level.
 bool loadsInto(const Config &c, size_t operand, size_t level);
-
-// An operand's tile as a scratchpad lays it out (and a DMA moves it): one dimension per
-// virtual index that moves it, the loops first (outermost first), then the instruction
-// operand's own dimensions (-1: one that follows none). Empty when placement.dims is.
-std::vector<int> layoutDims(const Config &c, size_t operand);
-// Elements per layout dimension of the tile at `level`; with `padded`, the instruction operand's
-// last two dimensions rounded up to whole operands, as the scratchpad holds them.
-std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded);
-
-// Trip count of the loop over v at level l, and the elements one step of it covers.
-int64_t stepOf(const Config &c, size_t level, size_t v);
-int64_t tripsOf(const Config &c, size_t level, size_t v);
 
 } // namespace isam::schedule

@@ -1,5 +1,7 @@
 #include "schedule/Execute.h"
 
+#include "schedule/Geometry.h"
+
 #include <algorithm>
 
 #include <functional>
@@ -63,19 +65,6 @@ private:
     statementBox(c_, s_, begin_, size_, lo, hi);
   }
 
-  void pointOf(const std::vector<int64_t> &vvalue, std::vector<int64_t> &point) const {
-    point.assign(s_.indices.size(), 0);
-    for (size_t v = 0; v < c_.vindices.size(); ++v) {
-      int64_t x = vvalue[v];
-      const auto &g = c_.vindices[v].stmtIndices;
-      for (size_t j = g.size(); j-- > 0;) {
-        int64_t e = s_.indices[g[j]].extent;
-        point[g[j]] = x % e;
-        x /= e;
-      }
-    }
-  }
-
   std::vector<int64_t> coords(const ir::Access &a, const std::vector<int64_t> &point) const {
     std::vector<int64_t> out;
     for (const auto &d : a.indices) {
@@ -114,15 +103,7 @@ private:
     std::vector<int64_t> lo, hi;
     statementRanges(lo, hi);
     Holder h;
-    for (const auto &d : p.access.indices) {
-      int64_t a = d.constant, b = d.constant;
-      for (auto [i, coef] : d.terms) {
-        a += coef > 0 ? coef * lo[i] : coef * hi[i];
-        b += coef > 0 ? coef * hi[i] : coef * lo[i];
-      }
-      h.lo.push_back(a);
-      h.size.push_back(b - a + 1);
-    }
+    accessBox(p.access, lo, hi, h.lo, h.size);
     int64_t count = 1;
     for (int64_t x : h.size)
       count *= x;
@@ -189,7 +170,7 @@ private:
         vvalue[vOf[ii]] += q[ii];
       }
       if (inside) {
-        pointOf(vvalue, point);
+        pointOf(c_, s_, vvalue, point);
         auto read = [&](const ir::Access &a) {
           size_t o = size_t(a.tensor);
           return element(o, coords(c_.operands[o].access, point));
@@ -266,29 +247,6 @@ private:
 };
 
 } // namespace
-
-void statementBox(const Config &c, const ir::Statement &s, const std::vector<int64_t> &begin,
-                  const std::vector<int64_t> &size, std::vector<int64_t> &lo,
-                  std::vector<int64_t> &hi) {
-  lo.assign(s.indices.size(), 0);
-  hi.assign(s.indices.size(), 0);
-  for (size_t v = 0; v < c.vindices.size(); ++v) {
-    int64_t first = begin[v], last = begin[v] + size[v] - 1;
-    const auto &g = c.vindices[v].stmtIndices;
-    for (size_t j = g.size(); j-- > 0;) {
-      int64_t e = s.indices[size_t(g[j])].extent;
-      if (first / e == last / e) {
-        lo[size_t(g[j])] = first % e;
-        hi[size_t(g[j])] = last % e;
-      } else {
-        lo[size_t(g[j])] = 0;
-        hi[size_t(g[j])] = e - 1;
-      }
-      first /= e;
-      last /= e;
-    }
-  }
-}
 
 void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
              interp::Buffers &buffers) {

@@ -1,7 +1,6 @@
 // A Config to the schedule IR, and the IR's readable text.
-#include "schedule/CostModel.h"
+#include "schedule/Geometry.h"
 #include "schedule/Schedule.h"
-#include "schedule/Space.h"
 
 #include <sstream>
 
@@ -50,14 +49,6 @@ struct Lowerer {
     return inner;
   }
 };
-
-bool touches(const ir::Access &a, const VirtualIndex &v) {
-  for (const auto &d : a.indices)
-    for (int i : v.stmtIndices)
-      if (d.coefficientOf(i) != 0)
-        return true;
-  return false;
-}
 
 // A stage directly inside loops that do not move its operand's tile is hoisted out of them:
 // the tile stays in place across those loops, as the cost model counts it.

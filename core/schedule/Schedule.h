@@ -127,6 +127,9 @@ struct Cost {
   std::vector<LevelCost> levels;
   int accumulators = 0; // independent accumulating calls per reduction step
   int registersUsed = 0;
+  // Per level, the double buffering costed: the Config's, less each scratchpad whose tiles do
+  // not fit twice. The search keeps it in the Config it chooses.
+  std::vector<bool> doubleBuffered;
 };
 
 // ---- the schedule IR ----------------------------------------------------------------------

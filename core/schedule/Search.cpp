@@ -36,6 +36,8 @@ public:
     ++result.evaluated;
     Config c = space_.decode(p);
     Cost cost = model_.evaluate(c);
+    if (cost.valid)
+      c.doubleBuffered = cost.doubleBuffered;
     double cycles = cost.valid ? cost.score : INFINITY;
     if (!cost.valid)
       result.lastInvalidReason = cost.invalidReason;

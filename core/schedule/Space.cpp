@@ -1,5 +1,7 @@
 #include "schedule/Space.h"
 
+#include "schedule/Geometry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -57,10 +59,6 @@ ir::Access firstRead(const ir::Expr &e, int tensor) {
   return {};
 }
 
-int64_t roundUp(int64_t x, int64_t m) {
-  return (x + m - 1) / m * m;
-}
-
 std::vector<std::vector<int>> permutations(size_t n) {
   std::vector<int> p(n);
   std::iota(p.begin(), p.end(), 0);
@@ -71,42 +69,9 @@ std::vector<std::vector<int>> permutations(size_t n) {
   return out;
 }
 
-} // namespace
-
-std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
-                                   const std::vector<VirtualIndex> &vindices,
-                                   const std::vector<int64_t> &tile) {
-  std::vector<int64_t> size(s.indices.size(), 1);
-  for (size_t v = 0; v < vindices.size(); ++v) {
-    int64_t rem = tile[v];
-    const auto &g = vindices[v].stmtIndices;
-    for (size_t j = g.size(); j-- > 0;) {
-      int64_t e = s.indices[g[j]].extent;
-      size[g[j]] = std::min(rem, e);
-      rem = (rem + e - 1) / e;
-    }
-  }
-  std::vector<int64_t> out;
-  for (const auto &a : access.indices) {
-    int64_t range = 1;
-    for (auto [i, coef] : a.terms)
-      range += std::llabs(coef) * (size[i] - 1);
-    out.push_back(range);
-  }
-  return out;
-}
-
-Space::Space(const ir::Kernel &kernel, const hw::Target &target,
-             const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {
-  const mapping::Candidate &c = mappings.candidates[candidate];
-  const ir::Statement &s = kernel.statements[mappings.index];
-  const hw::Instruction &instr = target.instructions[size_t(c.instruction)];
-  Config &k = skeleton_;
-  k.statement = mappings.index;
-  k.mapping = candidate;
-  k.instruction = c.instruction;
-
-  // Virtual indices: bound groups (in instruction order), then the loops.
+// Virtual indices: bound groups (in instruction order), then the loops.
+std::vector<VirtualIndex> virtualIndices(const ir::Statement &s, const mapping::Candidate &c) {
+  std::vector<VirtualIndex> out;
   for (size_t ii = 0; ii < c.bindings.size(); ++ii) {
     const auto &b = c.bindings[ii];
     if (b.stmtIndices.empty())
@@ -120,7 +85,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     v.free = b.instrExtent == 0;
     v.instrExtent = v.free ? 1 : b.instrExtent;
     v.reduction = s.indices[b.stmtIndices[0]].reduction;
-    k.vindices.push_back(v);
+    out.push_back(v);
   }
   for (int si : c.loops) {
     VirtualIndex v;
@@ -128,21 +93,21 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     v.stmtIndices = {si};
     v.extent = s.indices[si].extent;
     v.reduction = s.indices[si].reduction;
-    k.vindices.push_back(v);
+    out.push_back(v);
   }
+  return out;
+}
 
-  // Levels: the memories on the operands' paths, outermost first.
-  std::vector<std::vector<int>> paths;
+// Levels: the memories on the operands' paths (each innermost first), outermost first.
+std::vector<Level> levelsOf(const hw::Target &target, const std::vector<std::vector<int>> &paths) {
   std::vector<int> memories;
-  for (const auto &op : instr.semantics.tensors) {
-    auto p = pathOf(target, target.memoryIndex(op.memory));
-    paths.push_back(p);
-    for (int m : p)
+  for (const auto &path : paths)
+    for (int m : path)
       if (std::find(memories.begin(), memories.end(), m) == memories.end())
         memories.push_back(m);
-  }
   std::stable_sort(memories.begin(), memories.end(),
                    [&](int a, int b) { return depth(target, a) < depth(target, b); });
+  std::vector<Level> out;
   for (int m : memories) {
     const hw::Memory &mem = target.memories[m];
     Level l;
@@ -154,134 +119,177 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     double parentBw = mem.parent >= 0 ? target.memories[mem.parent].bandwidthBytesPerCycle : 0;
     l.bandwidthBytesPerCycle = parentBw;
     l.registerBytes = mem.isRegisters ? mem.registerBytes : 0;
-    k.levels.push_back(l);
+    out.push_back(l);
   }
+  return out;
+}
+
+// Which virtual index each of instruction operand o's dimensions follows (empty when the
+// instruction indexes it by more than plain indices).
+std::vector<int> operandDims(const hw::Instruction &instr, size_t o, const Config &k) {
+  std::vector<int> dims;
+  const ir::Statement &I = instr.semantics.statements[0];
+  ir::Access own = I.lhs.tensor == int(o) ? I.lhs : firstRead(I.rhs, int(o));
+  for (const auto &d : own.indices) {
+    if (d.terms.size() != 1 || d.terms[0].second != 1 || d.constant != 0)
+      return {};
+    int follows = -1;
+    for (size_t v = 0; v < k.vindices.size(); ++v)
+      if (k.vindices[v].instrIndex == d.terms[0].first)
+        follows = int(v);
+    dims.push_back(follows);
+  }
+  return dims;
+}
+
+// An input whose rows lie a page or more apart and are walked by a reduction index is packed
+// too (contiguously, in its own layout): the reduction runs long in the register tile, so a
+// strided tile would touch a new page and prefetch stream at every step.
+bool hasFarReductionRows(const ir::Kernel &kernel, const ir::Statement &s,
+                         const OperandPlacement &p) {
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  int64_t stride = 1;
+  bool farRows = false;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    bool reductionRow = false;
+    for (auto [i, coef] : p.access.indices[d].terms)
+      reductionRow = reductionRow || s.indices[size_t(i)].reduction;
+    if (d + 1 < t.shape.size() && reductionRow && stride * ir::elemTypeBytes(t.type) >= 4096)
+      farRows = true;
+    stride *= t.shape[d];
+  }
+  return farRows;
+}
+
+// Operand placement: staged where software-managed (inputs are read from registers at the
+// call, results are held there), packed at the innermost cache level when the mapping needs a
+// layout change (or the rows lie far apart).
+OperandPlacement placeOperand(const ir::Kernel &kernel, const ir::Statement &s,
+                              const hw::Target &target, const mapping::Candidate &c,
+                              const hw::Instruction &instr, size_t o,
+                              const std::vector<int> &memoryPath, const Config &k) {
+  const auto &op = instr.semantics.tensors[o];
+  OperandPlacement p;
+  p.operand = int(o);
+  p.tensor = c.operands[o].computedSeparately ? -1 : c.operands[o].tensor;
+  p.output = op.role != ir::TensorRole::Input;
+  p.scalar = op.shape.empty();
+  if (p.tensor >= 0)
+    p.access = c.operands[o].access;
+  p.shape = op.shape;
+  p.dims = operandDims(instr, o, k);
+  p.staged.assign(k.levels.size(), false);
+  p.staging.assign(k.levels.size(), {});
   auto levelOf = [&](int memory) {
     for (size_t l = 0; l < k.levels.size(); ++l)
       if (k.levels[l].memory == memory)
         return int(l);
     return -1;
   };
-  // Operand placement: staged where software-managed (inputs are read from registers at the
-  // call, results are held there), packed at the innermost cache level when the mapping needs
-  // a layout change.
-  for (size_t o = 0; o < instr.semantics.tensors.size(); ++o) {
-    const auto &op = instr.semantics.tensors[o];
-    OperandPlacement p;
-    p.operand = int(o);
-    p.tensor = c.operands[o].computedSeparately ? -1 : c.operands[o].tensor;
-    p.output = op.role != ir::TensorRole::Input;
-    p.scalar = op.shape.empty();
-    if (p.tensor >= 0)
-      p.access = c.operands[o].access;
-    // Which virtual index each of the instruction operand's dimensions follows.
-    p.shape = op.shape;
-    const ir::Statement &I = instr.semantics.statements[0];
-    ir::Access own = I.lhs.tensor == int(o) ? I.lhs : firstRead(I.rhs, int(o));
-    for (const auto &d : own.indices) {
-      if (d.terms.size() != 1 || d.terms[0].second != 1 || d.constant != 0) {
-        p.dims.clear();
-        break;
-      }
-      int follows = -1;
-      for (size_t v = 0; v < k.vindices.size(); ++v)
-        if (k.vindices[v].instrIndex == d.terms[0].first)
-          follows = int(v);
-      p.dims.push_back(follows);
+  for (auto it = memoryPath.rbegin(); it != memoryPath.rend(); ++it)
+    p.path.push_back(levelOf(*it));
+  int innermostCache = -1;
+  for (size_t j = 1; j < p.path.size(); ++j) {
+    int l = p.path[j];
+    const Level &lv = k.levels[l];
+    int outer = p.path[j - 1];
+    if (lv.softwareManaged && (!lv.registers || p.output)) {
+      p.staged[l] = true;
+      const hw::Instruction *mv = moveBetween(target, lv.memory, k.levels[outer].memory);
+      p.staging[l] = mv ? Staging{Staging::Kind::Move, int(mv - target.instructions.data())}
+                        : Staging{Staging::Kind::Copy};
     }
-    p.staged.assign(k.levels.size(), false);
-    p.staging.assign(k.levels.size(), {});
-    for (auto it = paths[o].rbegin(); it != paths[o].rend(); ++it)
-      p.path.push_back(levelOf(*it));
-    int innermostCache = -1;
-    for (size_t j = 1; j < p.path.size(); ++j) {
-      int l = p.path[j];
-      const Level &lv = k.levels[l];
-      int outer = p.path[j - 1];
-      if (lv.softwareManaged && (!lv.registers || p.output)) {
-        p.staged[l] = true;
-        const hw::Instruction *mv = moveBetween(target, lv.memory, k.levels[outer].memory);
-        p.staging[l] = mv ? Staging{Staging::Kind::Move, int(mv - target.instructions.data())}
-                          : Staging{Staging::Kind::Copy};
-      }
-      if (!lv.softwareManaged)
-        innermostCache = l;
-    }
-    p.layoutChange = c.operands[o].needsPack && p.tensor >= 0;
-    if (p.layoutChange) {
-      // A layout change is a copy through the innermost cache level; where the path has none
-      // (a scratchpad filled by DMA), the first staging copy has to make it.
-      if (innermostCache > 0 && !p.output) {
-        p.staged[innermostCache] = true;
-        p.staging[innermostCache] = {Staging::Kind::Pack};
-      } else {
-        for (size_t l = 0; l < p.staged.size(); ++l)
-          if (p.staged[l] && !k.levels[l].registers) {
-            p.staging[l] = p.staging[l].kind == Staging::Kind::Move
-                               ? Staging{Staging::Kind::PackThenMove, p.staging[l].move}
-                               : Staging{Staging::Kind::PackThenCopy};
-            break;
-          }
-      }
-    }
-    // An input whose rows lie a page or more apart and are walked by a reduction index is
-    // packed too (contiguously, in its own layout): the reduction runs long in the register
-    // tile, so a strided tile would touch a new page and prefetch stream at every step.
-    if (!p.layoutChange && !p.output && p.tensor >= 0 && innermostCache > 0 &&
-        !p.staged[innermostCache]) {
-      const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
-      int64_t stride = 1;
-      bool farRows = false;
-      for (size_t d = t.shape.size(); d-- > 0;) {
-        bool reductionRow = false;
-        for (auto [i, coef] : p.access.indices[d].terms)
-          reductionRow = reductionRow || s.indices[size_t(i)].reduction;
-        if (d + 1 < t.shape.size() && reductionRow && stride * ir::elemTypeBytes(t.type) >= 4096)
-          farRows = true;
-        stride *= t.shape[d];
-      }
-      if (farRows) {
-        p.staged[innermostCache] = true;
-        p.staging[innermostCache] = {Staging::Kind::Pack};
-      }
-    }
-    k.operands.push_back(p);
+    if (!lv.softwareManaged)
+      innermostCache = l;
   }
+  p.layoutChange = c.operands[o].needsPack && p.tensor >= 0;
+  if (p.layoutChange) {
+    // A layout change is a copy through the innermost cache level; where the path has none
+    // (a scratchpad filled by DMA), the first staging copy has to make it.
+    if (innermostCache > 0 && !p.output) {
+      p.staged[innermostCache] = true;
+      p.staging[innermostCache] = {Staging::Kind::Pack};
+    } else {
+      for (size_t l = 0; l < p.staged.size(); ++l)
+        if (p.staged[l] && !k.levels[l].registers) {
+          p.staging[l] = p.staging[l].kind == Staging::Kind::Move
+                             ? Staging{Staging::Kind::PackThenMove, p.staging[l].move}
+                             : Staging{Staging::Kind::PackThenCopy};
+          break;
+        }
+    }
+  }
+  if (!p.layoutChange && !p.output && p.tensor >= 0 && innermostCache > 0 &&
+      !p.staged[innermostCache] && hasFarReductionRows(kernel, s, p)) {
+    p.staged[innermostCache] = true;
+    p.staging[innermostCache] = {Staging::Kind::Pack};
+  }
+  return p;
+}
+
+// Tile options of a virtual index: powers of two times the instruction's extent, small
+// multiples (register tiles such as 5 or 6 vectors) and larger ones that divide the extent
+// evenly (no remainder), and the whole extent.
+std::vector<int64_t> tileOptionsOf(const VirtualIndex &v) {
+  std::vector<int64_t> opts;
+  int64_t full = roundUp(v.extent, v.instrExtent);
+  for (int64_t t = v.instrExtent; t < full; t *= 2)
+    opts.push_back(t);
+  for (int64_t m = 3; m <= 16; ++m)
+    if (v.instrExtent * m < full && (m <= 8 || full % (v.instrExtent * m) == 0))
+      opts.push_back(v.instrExtent * m);
+  opts.push_back(full);
+  std::sort(opts.begin(), opts.end());
+  opts.erase(std::unique(opts.begin(), opts.end()), opts.end());
+  return opts;
+}
+
+} // namespace
+
+Space::Space(const ir::Kernel &kernel, const hw::Target &target,
+             const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {
+  const mapping::Candidate &c = mappings.candidates[candidate];
+  const ir::Statement &s = kernel.statements[mappings.index];
+  const hw::Instruction &instr = target.instructions[size_t(c.instruction)];
+  Config &k = skeleton_;
+  k.statement = mappings.index;
+  k.mapping = candidate;
+  k.instruction = c.instruction;
+  k.vindices = virtualIndices(s, c);
+  std::vector<std::vector<int>> paths;
+  for (const auto &op : instr.semantics.tensors)
+    paths.push_back(pathOf(target, target.memoryIndex(op.memory)));
+  k.levels = levelsOf(target, paths);
+  for (size_t o = 0; o < instr.semantics.tensors.size(); ++o)
+    k.operands.push_back(placeOperand(kernel, s, target, c, instr, o, paths[o], k));
   // Scratchpads start double-buffered; the cost model drops it when the tiles do not fit twice.
   k.doubleBuffered.assign(k.levels.size(), false);
   for (size_t l = 0; l < k.levels.size(); ++l)
     k.doubleBuffered[l] = k.levels[l].softwareManaged && !k.levels[l].registers;
+  addOptions(target);
+  addPins(pins);
+  addKnobs();
+}
 
-  // Options.
-  size_t nv = k.vindices.size(), nl = k.levels.size();
-  for (const auto &v : k.vindices) {
-    std::vector<int64_t> opts;
-    int64_t full = roundUp(v.extent, v.instrExtent);
-    for (int64_t t = v.instrExtent; t < full; t *= 2)
-      opts.push_back(t);
-    // Multiples that divide the extent evenly avoid remainders; offer the small ones too.
-    // Small multiples (register tiles such as 5 or 6 vectors), and larger ones that divide the
-    // extent evenly (no remainder).
-    for (int64_t m = 3; m <= 16; ++m)
-      if (v.instrExtent * m < full && (m <= 8 || full % (v.instrExtent * m) == 0))
-        opts.push_back(v.instrExtent * m);
-    opts.push_back(full);
-    std::sort(opts.begin(), opts.end());
-    opts.erase(std::unique(opts.begin(), opts.end()), opts.end());
-    tileOptions_.push_back(opts);
-  }
-  auto perms = permutations(nv);
-  for (size_t l = 0; l < nl; ++l)
+void Space::addOptions(const hw::Target &target) {
+  const Config &k = skeleton_;
+  for (const auto &v : k.vindices)
+    tileOptions_.push_back(tileOptionsOf(v));
+  auto perms = permutations(k.vindices.size());
+  for (size_t l = 0; l < k.levels.size(); ++l)
     orderOptions_.push_back(perms);
   parallelOptions_.push_back(-1);
   // A loop runs in parallel over cores, or over a CPU's threads (the host may have more than
   // its description says); a single-core accelerator has neither.
   bool threads = target.cores > 1 || !target.triple.empty();
-  for (size_t v = 0; v < nv && threads; ++v)
+  for (size_t v = 0; v < k.vindices.size() && threads; ++v)
     if (!k.vindices[v].reduction)
       parallelOptions_.push_back(int(v));
+}
 
-  // Pins.
+void Space::addPins(const Pins &pins) {
+  const Config &k = skeleton_;
+  size_t nv = k.vindices.size(), nl = k.levels.size();
   pinnedTiles_.assign(nl, std::vector<std::optional<int64_t>>(nv));
   pinnedOrder_.assign(nl, std::nullopt);
   auto vIndex = [&](const std::string &name) {
@@ -290,11 +298,15 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
         return int(v);
     return -1;
   };
-  for (const auto &[memory, tiles] : pins.tiles) {
+  auto levelNamed = [&](const std::string &memory) {
     int l = -1;
     for (size_t i = 0; i < nl; ++i)
       if (k.levels[i].name == memory)
         l = int(i);
+    return l;
+  };
+  for (const auto &[memory, tiles] : pins.tiles) {
+    int l = levelNamed(memory);
     if (l <= 0) {
       pinProblems_.push_back("'" + memory + "' is not a memory level this mapping tiles for");
       continue;
@@ -315,10 +327,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     }
   }
   for (const auto &[memory, names] : pins.order) {
-    int l = -1;
-    for (size_t i = 0; i < nl; ++i)
-      if (k.levels[i].name == memory)
-        l = int(i);
+    int l = levelNamed(memory);
     std::vector<int> perm;
     for (const auto &n : names)
       if (int v = vIndex(n); v >= 0)
@@ -342,7 +351,11 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
     else
       pinnedParallel_ = v;
   }
+}
 
+void Space::addKnobs() {
+  const Config &k = skeleton_;
+  size_t nv = k.vindices.size(), nl = k.levels.size();
   for (size_t l = 1; l < nl; ++l)
     for (size_t v = 0; v < nv; ++v)
       knobs_.push_back({"tile " + k.levels[l].name + " " + k.vindices[v].name,

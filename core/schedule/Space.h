@@ -45,6 +45,11 @@ public:
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
 private:
+  // The constructor's steps after the skeleton Config: options per knob, the pins, the knobs.
+  void addOptions(const hw::Target &target);
+  void addPins(const Pins &pins);
+  void addKnobs();
+
   Config skeleton_;
   std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
@@ -57,11 +62,5 @@ private:
   std::optional<int> pinnedParallel_;
   std::vector<std::string> pinProblems_;
 };
-
-// Working set of an operand's tile (elements) when the virtual indices have the given tile
-// sizes: the bounding box of the access over the box, per tensor dimension.
-std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
-                                   const std::vector<VirtualIndex> &vindices,
-                                   const std::vector<int64_t> &tile);
 
 } // namespace isam::schedule

@@ -1,0 +1,161 @@
+#include "schedule/Geometry.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace isam::schedule {
+
+int64_t roundUp(int64_t x, int64_t multiple) {
+  return (x + multiple - 1) / multiple * multiple;
+}
+
+bool touches(const ir::Access &access, const VirtualIndex &v) {
+  for (const auto &d : access.indices)
+    for (auto [i, coef] : d.terms)
+      if (coef != 0 &&
+          std::find(v.stmtIndices.begin(), v.stmtIndices.end(), i) != v.stmtIndices.end())
+        return true;
+  return false;
+}
+
+int64_t stepOf(const Config &c, size_t level, size_t v) {
+  if (level + 1 < c.levels.size())
+    return std::max<int64_t>(1, c.tiles[level + 1][v]);
+  return c.vindices[v].free ? std::max<int64_t>(1, c.tiles[level][v]) : c.vindices[v].instrExtent;
+}
+
+int64_t tripsOf(const Config &c, size_t level, size_t v) {
+  int64_t step = stepOf(c, level, v);
+  return (c.tiles[level][v] + step - 1) / step;
+}
+
+double callCount(const Config &c) {
+  double calls = 1;
+  size_t innermost = c.levels.size() - 1;
+  for (size_t v = 0; v < c.vindices.size(); ++v) {
+    const VirtualIndex &vi = c.vindices[v];
+    int64_t step = vi.free ? std::max<int64_t>(1, c.tiles[innermost][v]) : vi.instrExtent;
+    calls *= double((vi.extent + step - 1) / step);
+  }
+  return calls;
+}
+
+std::vector<int64_t> statementCounts(const ir::Statement &s,
+                                     const std::vector<VirtualIndex> &vindices,
+                                     const std::vector<int64_t> &tile) {
+  std::vector<int64_t> counts(s.indices.size(), 1);
+  for (size_t v = 0; v < vindices.size(); ++v) {
+    int64_t rest = tile[v];
+    const auto &group = vindices[v].stmtIndices;
+    for (size_t j = group.size(); j-- > 0;) {
+      int64_t extent = s.indices[size_t(group[j])].extent;
+      counts[size_t(group[j])] = std::min(rest, extent);
+      rest = (rest + extent - 1) / extent;
+    }
+  }
+  return counts;
+}
+
+std::vector<int64_t> accessExtents(const ir::Access &access, const std::vector<int64_t> &counts) {
+  std::vector<int64_t> out;
+  for (const auto &dim : access.indices) {
+    int64_t range = 1;
+    for (auto [i, coef] : dim.terms)
+      range += std::llabs(coef) * (counts[size_t(i)] - 1);
+    out.push_back(range);
+  }
+  return out;
+}
+
+std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
+                                   const std::vector<VirtualIndex> &vindices,
+                                   const std::vector<int64_t> &tile) {
+  return accessExtents(access, statementCounts(s, vindices, tile));
+}
+
+void statementBox(const Config &c, const ir::Statement &s, const std::vector<int64_t> &begin,
+                  const std::vector<int64_t> &size, std::vector<int64_t> &lo,
+                  std::vector<int64_t> &hi) {
+  lo.assign(s.indices.size(), 0);
+  hi.assign(s.indices.size(), 0);
+  for (size_t v = 0; v < c.vindices.size(); ++v) {
+    int64_t first = begin[v], last = begin[v] + size[v] - 1;
+    const auto &group = c.vindices[v].stmtIndices;
+    for (size_t j = group.size(); j-- > 0;) {
+      size_t i = size_t(group[j]);
+      int64_t extent = s.indices[i].extent;
+      if (first / extent == last / extent) {
+        lo[i] = first % extent;
+        hi[i] = last % extent;
+      } else {
+        lo[i] = 0;
+        hi[i] = extent - 1;
+      }
+      first /= extent;
+      last /= extent;
+    }
+  }
+}
+
+void accessBox(const ir::Access &access, const std::vector<int64_t> &lo,
+               const std::vector<int64_t> &hi, std::vector<int64_t> &first,
+               std::vector<int64_t> &count) {
+  first.clear();
+  count.clear();
+  for (const auto &dim : access.indices) {
+    int64_t a = dim.constant, b = dim.constant;
+    for (auto [i, coef] : dim.terms) {
+      a += coef > 0 ? coef * lo[size_t(i)] : coef * hi[size_t(i)];
+      b += coef > 0 ? coef * hi[size_t(i)] : coef * lo[size_t(i)];
+    }
+    first.push_back(a);
+    count.push_back(b - a + 1);
+  }
+}
+
+void pointOf(const Config &c, const ir::Statement &s, const std::vector<int64_t> &vvalue,
+             std::vector<int64_t> &point) {
+  point.assign(s.indices.size(), 0);
+  for (size_t v = 0; v < c.vindices.size(); ++v) {
+    int64_t x = vvalue[v];
+    const auto &group = c.vindices[v].stmtIndices;
+    for (size_t j = group.size(); j-- > 0;) {
+      int64_t extent = s.indices[size_t(group[j])].extent;
+      point[size_t(group[j])] = x % extent;
+      x /= extent;
+    }
+  }
+}
+
+std::vector<int> layoutDims(const Config &c, size_t operand) {
+  const OperandPlacement &p = c.operands[operand];
+  std::vector<int> dims;
+  if (p.dims.empty() || p.tensor < 0)
+    return dims;
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (touches(p.access, c.vindices[v]) &&
+        std::find(p.dims.begin(), p.dims.end(), int(v)) == p.dims.end())
+      dims.push_back(int(v));
+  dims.insert(dims.end(), p.dims.begin(), p.dims.end());
+  return dims;
+}
+
+std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded) {
+  const OperandPlacement &p = c.operands[operand];
+  std::vector<int> dims = layoutDims(c, operand);
+  std::vector<int64_t> tile;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int v = dims[d];
+    int64_t e = v >= 0 ? std::min(c.tiles[level][size_t(v)], c.vindices[size_t(v)].extent) : 1;
+    size_t fromEnd = dims.size() - d; // 1: the operand's last dimension
+    if (padded && fromEnd <= p.shape.size()) {
+      int64_t whole = p.shape[p.shape.size() - fromEnd];
+      if (whole > 0 && fromEnd <= 2)
+        e = roundUp(e, whole);
+    }
+    tile.push_back(e);
+  }
+  return tile;
+}
+
+} // namespace isam::schedule

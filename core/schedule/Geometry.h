@@ -1,0 +1,73 @@
+// Schedule geometry: the arithmetic of tiles, boxes and layouts that every reader of a schedule
+// shares. A box of virtual indices (a begin and a size per virtual index) covers ranges of the
+// statement's indices (a fused virtual index is a mixed-radix number of its statement indices,
+// outermost first); an access over those ranges touches a bounding box of its tensor; a level's
+// loops step through its tile by the next level's tile; a scratchpad lays a staged tile out one
+// dimension per virtual index that moves it.
+//
+// Contract: pure functions of a valid Config (schedule/Schedule.h). The cost model, the
+// schedule-IR interpreter, the backends and viz use these and no arithmetic of their own, so
+// that what the cost model sizes is what is emitted and what a picture shows.
+#pragma once
+
+#include "schedule/Schedule.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace isam::schedule {
+
+int64_t roundUp(int64_t x, int64_t multiple);
+
+// Whether an access depends on any statement index a virtual index stands for.
+bool touches(const ir::Access &access, const VirtualIndex &v);
+
+// Step of the loop over virtual index v at `level` (the next level's tile, or below the
+// innermost level the instruction's extent), and its trip count over the level's tile.
+int64_t stepOf(const Config &c, size_t level, size_t v);
+int64_t tripsOf(const Config &c, size_t level, size_t v);
+
+// Instruction calls over the whole statement: each virtual index in steps of one call's extent.
+double callCount(const Config &c);
+
+// Values each statement index takes over a tile of `tile[v]` elements of every virtual index.
+std::vector<int64_t> statementCounts(const ir::Statement &s,
+                                     const std::vector<VirtualIndex> &vindices,
+                                     const std::vector<int64_t> &tile);
+
+// Elements per tensor dimension of the bounding box an access touches when each statement
+// index takes `counts[i]` consecutive values.
+std::vector<int64_t> accessExtents(const ir::Access &access, const std::vector<int64_t> &counts);
+
+// Working set of an operand's tile (elements) when the virtual indices have the given tile
+// sizes: the bounding box of the access over the box, per tensor dimension.
+std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
+                                   const std::vector<VirtualIndex> &vindices,
+                                   const std::vector<int64_t> &tile);
+
+// The range [lo[i], hi[i]] of each statement index over a box of virtual indices (each
+// [begin[v], begin[v] + size[v])): a fused index spans its inner indices whole unless the box
+// stays within one value of the outer ones.
+void statementBox(const Config &c, const ir::Statement &s, const std::vector<int64_t> &begin,
+                  const std::vector<int64_t> &size, std::vector<int64_t> &lo,
+                  std::vector<int64_t> &hi);
+
+// The bounding box [first[d], first[d] + count[d]) of an access over statement-index ranges
+// [lo[i], hi[i]].
+void accessBox(const ir::Access &access, const std::vector<int64_t> &lo,
+               const std::vector<int64_t> &hi, std::vector<int64_t> &first,
+               std::vector<int64_t> &count);
+
+// The statement point of one value per virtual index (fused indices split, outermost first).
+void pointOf(const Config &c, const ir::Statement &s, const std::vector<int64_t> &vvalue,
+             std::vector<int64_t> &point);
+
+// An operand's tile as a scratchpad lays it out (and a DMA moves it): one dimension per
+// virtual index that moves it, the loops first (outermost first), then the instruction
+// operand's own dimensions (-1: one that follows none). Empty when placement.dims is.
+std::vector<int> layoutDims(const Config &c, size_t operand);
+// Elements per layout dimension of the tile at `level`; with `padded`, the instruction operand's
+// last two dimensions rounded up to whole operands, as the scratchpad holds them.
+std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded);
+
+} // namespace isam::schedule
