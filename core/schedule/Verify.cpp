@@ -1,4 +1,5 @@
 #include "schedule/Verify.h"
+#include "schedule/Geometry.h"
 #include "schedule/Space.h"
 
 #include <algorithm>
