@@ -34,7 +34,8 @@ Action registerCheck(CLI::App &app) {
     bool verify = false;
   };
   auto opts = std::make_shared<Options>();
-  auto *cmd = app.add_subcommand("check", "Check files for errors (syntax, names, shapes, hardware)");
+  auto *cmd =
+      app.add_subcommand("check", "Check files for errors (syntax, names, shapes, hardware)");
   cmd->add_option("files", opts->files, "The .isam files to check")->required();
   addCommonOptions(*cmd, opts->common);
   cmd->add_flag("--verify-diagnostics", opts->verify,

@@ -55,7 +55,9 @@ struct Ids {
   IDTYPE anonymous = 1;          // odd ids for unnamed objects, as Graphviz's own
 };
 
-void *idOpen(Agraph_t *, Agdisc_t *) { return new Ids; }
+void *idOpen(Agraph_t *, Agdisc_t *) {
+  return new Ids;
+}
 
 long idMap(void *state, int, char *str, IDTYPE *id, int create) {
   auto *ids = static_cast<Ids *>(state);
@@ -76,7 +78,9 @@ long idMap(void *state, int, char *str, IDTYPE *id, int create) {
   return 1;
 }
 
-long idAlloc(void *, int, IDTYPE) { return 0; } // no caller-chosen ids, as Graphviz's own
+long idAlloc(void *, int, IDTYPE) {
+  return 0;
+} // no caller-chosen ids, as Graphviz's own
 
 void idFree(void *, int, IDTYPE) {} // names live until the graph is closed
 
@@ -87,7 +91,9 @@ char *idPrint(void *state, int, IDTYPE id) {
   return ids->names[size_t(id / 2 - 1)].data();
 }
 
-void idClose(void *state) { delete static_cast<Ids *>(state); }
+void idClose(void *state) {
+  delete static_cast<Ids *>(state);
+}
 
 void idRegister(void *, int, void *) {}
 

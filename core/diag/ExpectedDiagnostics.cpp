@@ -190,8 +190,8 @@ std::vector<ExpectationProblem> verifyExpectations(const SourceManager &sm, File
       ExpectationProblem p;
       p.file = d.range.file;
       p.line = d.range.valid() ? sm.lineColumn(d.range.file, d.range.begin).line : 0;
-      p.message = std::string("unexpected ") + severityName(d.severity) + "[" + d.code +
-                  "]: " + d.message;
+      p.message =
+          std::string("unexpected ") + severityName(d.severity) + "[" + d.code + "]: " + d.message;
       problems.push_back(std::move(p));
     }
     for (const DiagnosticNote &n : d.notes)

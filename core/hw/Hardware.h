@@ -14,7 +14,7 @@ namespace isam::hw {
 
 struct Memory {
   std::string name;
-  int parent = -1;        // index into Target::memories; -1 for the outermost level
+  int parent = -1; // index into Target::memories; -1 for the outermost level
   bool isRegisters = false;
   uint64_t sizeBytes = 0; // registers: count * width
   uint32_t lineBytes = 0;

@@ -60,9 +60,9 @@ struct OperandBinding {
   bool computedSeparately = false; // bound to a sub-expression: a temporary precomputes it
   // Element strides in the statement tensor along each instruction dimension of the operand.
   std::vector<int64_t> strides;
-  bool contiguous = true;         // innermost dimension unit-stride and dimensions in tensor order
-  bool needsPack = false;         // a copy into the instruction's layout is needed first
-  std::vector<MoveStep> moves;    // how it gets from the tensor's home to `memory`
+  bool contiguous = true;      // innermost dimension unit-stride and dimensions in tensor order
+  bool needsPack = false;      // a copy into the instruction's layout is needed first
+  std::vector<MoveStep> moves; // how it gets from the tensor's home to `memory`
 };
 
 struct Candidate {

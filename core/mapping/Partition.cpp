@@ -100,7 +100,7 @@ Partition partition(const ir::Kernel &kernel, const hw::System &system,
     p.transfers.push_back(x);
   };
   std::function<void(const ir::Expr &, const std::string &)> reads = [&](const ir::Expr &e,
-                                                                          const std::string &unit) {
+                                                                         const std::string &unit) {
     if (e.kind == ir::Expr::Kind::Read && owner.count(e.access.tensor))
       transfer(e.access.tensor, owner[e.access.tensor], unit);
     for (const auto &a : e.args)
@@ -210,8 +210,8 @@ std::string printPartition(const Partition &p, const ir::Kernel &kernel) {
     out << "\n";
   }
   for (const auto &t : p.transfers)
-    out << "  transfer " << t.tensor << ": " << t.from << " -> " << t.to << ", " << t.bytes
-        << " B" << (t.sharedMemory ? " (shared memory: synchronise only)" : "") << "\n";
+    out << "  transfer " << t.tensor << ": " << t.from << " -> " << t.to << ", " << t.bytes << " B"
+        << (t.sharedMemory ? " (shared memory: synchronise only)" : "") << "\n";
   return out.str();
 }
 

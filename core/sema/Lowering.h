@@ -9,7 +9,7 @@
 namespace isam::sema::detail {
 
 struct Sizes {
-  std::set<std::string> names;             // declared size parameters
+  std::set<std::string> names;                            // declared size parameters
   const std::map<std::string, int64_t> *values = nullptr; // nullptr: sizes not bound yet
   bool bound() const { return values != nullptr; }
 };

@@ -28,9 +28,9 @@ struct Expr {
   enum class Kind { Number, Name, Access, Call, Neg, Add, Sub, Mul, Div };
   Kind kind = Kind::Number;
   SourceRange range;
-  double number = 0;       // Number
-  bool isInteger = false;  // Number: written without fraction or exponent
-  Ident name;              // Name, Access (tensor), Call (callee)
+  double number = 0;         // Number
+  bool isInteger = false;    // Number: written without fraction or exponent
+  Ident name;                // Name, Access (tensor), Call (callee)
   std::vector<ExprPtr> args; // Access indices, Call arguments, operands of Neg and binaries
 };
 

@@ -73,4 +73,3 @@ TEST(CheckCli, HelpAndVersion) {
     EXPECT_EQ(test::run(kIsamap + cmd + " --version").exitCode, 0) << cmd;
   }
 }
-

@@ -26,7 +26,9 @@ std::string tempFile(const std::string &name, const std::string &text) {
 test::RunResult scheduleCmd(const std::string &args) {
   return test::run(kIsamap + " schedule " + args);
 }
-test::RunResult runCmd(const std::string &args) { return test::run(kIsamap + " run " + args); }
+test::RunResult runCmd(const std::string &args) {
+  return test::run(kIsamap + " run " + args);
+}
 
 bool has(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
@@ -60,10 +62,12 @@ TEST(ScheduleCli, ScalarFallbackIsShownAsSuch) {
 }
 
 TEST(ScheduleCli, SystolicScheduleShowsStagedDoubleBufferedTiles) {
-  auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_1760x128x1760 -t systolic16");
+  auto r =
+      scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_1760x128x1760 -t systolic16");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  mapping: mma (")) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n  buffer A@SPAD: \[\d+, \d+\] in SPAD, double-buffered\n)")))
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\n  buffer A@SPAD: \[\d+, \d+\] in SPAD, double-buffered\n)")))
       << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +stage B@SPAD <- B\[k, n\] via mvin\n)")))
       << r.out;
@@ -201,7 +205,8 @@ TEST(ScheduleCli, CheckPassesOnGemmSmall) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
       r.out, m,
-      std::regex(R"(\ncheck gemm_small: max abs error (\S+), max rel error (\S+) \(tolerance (\S+)\) PASS\n)")))
+      std::regex(
+          R"(\ncheck gemm_small: max abs error (\S+), max rel error (\S+) \(tolerance (\S+)\) PASS\n)")))
       << r.out;
   EXPECT_LE(std::stod(m[2]), std::stod(m[3]));
 }
@@ -209,7 +214,7 @@ TEST(ScheduleCli, CheckPassesOnGemmSmall) {
 TEST(ScheduleCli, CheckPassesOnEveryTargetAndInJson) {
   for (const char *target : {"x86_avx512", "x86_avx2", "arm_neon", "riscv_rvv", "systolic16"}) {
     auto r = scheduleCmd(test::samplePath("mlp.isam") + " --instance mlp_small -t " + target +
-                      " --check --format=json");
+                         " --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << target << ": " << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
     ASSERT_TRUE(j.contains("check")) << r.out;
@@ -241,14 +246,14 @@ TEST(ScheduleCli, BadFlagsAreUsageErrors) {
   struct Bad {
     std::string args, mentions;
   };
-  for (const Bad &b : {Bad{kGemmSmall + " -t x86_avx512 --search foo", "--search"},
-                       Bad{kGemmSmall + " -t x86_avx512 --budget-ms 0", "--budget-ms"},
-                       Bad{kGemmSmall + " -t x86_avx512 --budget-ms -5", "--budget-ms"},
-                       Bad{kGemmSmall + " -t x86_avx512 --budget-candidates 0",
-                           "--budget-candidates"},
-                       Bad{kGemmSmall, "--target"},
-                       Bad{kGemmSmall + " -t x86_avx512 --no-such-flag", "--no-such-flag"},
-                       Bad{kGemmSmall + " -t x86_avx512 --format=xml", "--format"}}) {
+  for (const Bad &b :
+       {Bad{kGemmSmall + " -t x86_avx512 --search foo", "--search"},
+        Bad{kGemmSmall + " -t x86_avx512 --budget-ms 0", "--budget-ms"},
+        Bad{kGemmSmall + " -t x86_avx512 --budget-ms -5", "--budget-ms"},
+        Bad{kGemmSmall + " -t x86_avx512 --budget-candidates 0", "--budget-candidates"},
+        Bad{kGemmSmall, "--target"},
+        Bad{kGemmSmall + " -t x86_avx512 --no-such-flag", "--no-such-flag"},
+        Bad{kGemmSmall + " -t x86_avx512 --format=xml", "--format"}}) {
     auto r = scheduleCmd(b.args);
     EXPECT_EQ(r.exitCode, 2) << b.args << "\n" << r.out << r.err;
     EXPECT_TRUE(has(r.err, b.mentions)) << b.args << "\n" << r.err;
@@ -286,19 +291,22 @@ TEST(ScheduleCli, UnknownTargetOrInstanceIsAnInputError) {
 }
 
 TEST(ScheduleCli, ErrorsInTheFileAreInputErrors) {
-  std::string file = tempFile("broken.isam", "kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = Aa[i]; }\n"
-                                             "instance k1 = k<4>;\n");
+  std::string file =
+      tempFile("broken.isam", "kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = Aa[i]; }\n"
+                              "instance k1 = k<4>;\n");
   auto r = scheduleCmd(file + " -t x86_avx512");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_TRUE(has(r.err, "E0203")) << r.err;
 }
 
-// ---- isamap run --interpret ----------------------------------------------------------------------
+// ---- isamap run --interpret
+// ----------------------------------------------------------------------
 
 TEST(RunCli, InterpretPrintsOutputs) {
   auto r = runCmd(kGemmSmall + " --interpret");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^gemm_small: interpreted in [0-9.e-]+ ms \(seed 1\)\n)")))
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(^gemm_small: interpreted in [0-9.e-]+ ms \(seed 1\)\n)")))
       << r.out;
   EXPECT_TRUE(std::regex_search(
       r.out, std::regex(R"(\n  C: 35 elements, sum \S+, sum\|x\| \S+, first( \S+){8}\n)")))
@@ -350,7 +358,7 @@ TEST(RunCli, InterpretJsonParsesAndAgreesWithTheInterpreter) {
 
 TEST(RunCli, EveryInstanceOfAFileAndMultipleOutputs) {
   auto r = runCmd(test::samplePath("lstm.isam") + " --kernel lstm_cell -D B=2 -D I=3 -D H=4 "
-                                            "--interpret --format=json");
+                                                  "--interpret --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.size(), 1u);

@@ -63,8 +63,8 @@ Mapped mapOne(const std::string &kernelText, const std::string &target, size_t s
   return m;
 }
 
-const mapping::Candidate *find(const Mapped &m, const std::string &instr,
-                               const std::string &index, const std::vector<std::string> &stmt) {
+const mapping::Candidate *find(const Mapped &m, const std::string &instr, const std::string &index,
+                               const std::vector<std::string> &stmt) {
   const ir::Statement &s = m.kernel.statements[m.result.index];
   for (const auto &c : m.result.candidates) {
     if (m.name(c.instruction) != instr)
@@ -235,8 +235,8 @@ instance k1 = k<16>;
 TEST(Mapper, BudgetBoundsPathologicalStatements) {
   std::string idx = "a, b, c, d, e, f, g, h, i, j, k, l";
   auto m = mapOne("kernel big(X: f32[2,2,2,2,2,2,2,2,2,2,2,2], Y: f32[2,2,2,2,2,2,2,2,2,2,2,2]) -> "
-                  "(Z: f32[2,2,2,2,2,2,2,2,2,2,2,2]) { Z[" + idx + "] += X[" + idx + "] * Y[" + idx +
-                      "]; }\ninstance big1 = big;\n",
+                  "(Z: f32[2,2,2,2,2,2,2,2,2,2,2,2]) { Z[" +
+                      idx + "] += X[" + idx + "] * Y[" + idx + "]; }\ninstance big1 = big;\n",
                   "vec");
   // Finishes, with some result, whatever the count of candidates.
   EXPECT_FALSE(m.result.candidates.empty() && m.result.rejected.empty());

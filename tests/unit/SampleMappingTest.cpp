@@ -137,7 +137,9 @@ bool anyPack(const mapping::Candidate &c) {
                      [](const auto &o) { return o.needsPack; });
 }
 
-bool good(const mapping::Candidate &c) { return !c.partial && !c.degenerate; }
+bool good(const mapping::Candidate &c) {
+  return !c.partial && !c.degenerate;
+}
 
 // The name of instruction `index` of the shipped target `targetName`.
 std::string iname(const std::string &targetName, int index) {
@@ -480,8 +482,9 @@ TEST(SampleMapping, Conv1x1FusesSpatialIndicesOnMma) {
           c = &x;
       if (!c) {
         missing += std::string(" ") + instance + " (max " +
-                   std::to_string(opts.maxCandidatesPerInstruction) + " per instruction): " +
-                   std::to_string(m.candidates.size()) + " candidates, none fuses (h, w);";
+                   std::to_string(opts.maxCandidatesPerInstruction) +
+                   " per instruction): " + std::to_string(m.candidates.size()) +
+                   " candidates, none fuses (h, w);";
         continue;
       }
       EXPECT_EQ(fusedHW(*c)->stmtExtent % (sizeOf(k, "H") * sizeOf(k, "W")), 0);
@@ -554,9 +557,10 @@ TEST(SampleMapping, ConvBothOrientationsAreEnumeratedWithDefaultOptions) {
                     "orientation of mma (i<-(k), j<-(w), k<-(c): 1 pack) is never enumerated: "
                     "degenerate candidates of the first orientation fill the per-instruction cap "
                     "before the second unifier match is tried, and are then discarded; "
-                    << def.candidates.size() << " candidates remain, all of the 3-pack "
-                                                "orientation. With 1000 per instruction it is #"
-                    << (it - all.candidates.begin()) + 1;
+                 << def.candidates.size()
+                 << " candidates remain, all of the 3-pack "
+                    "orientation. With 1000 per instruction it is #"
+                 << (it - all.candidates.begin()) + 1;
   EXPECT_TRUE(wanted(def.candidates.front()));
 }
 
@@ -743,9 +747,9 @@ TEST(SampleMapping, WrongElementTypeNeverBindsAnOperand) {
 }
 
 TEST(SampleMapping, MaxReductionNeverMapsOntoSumInstructions) {
-  const std::set<std::string> sums = {"mma",   "mma_ow", "fma16",     "fma16_mem", "fma16v",
-                                      "fma8",  "fma8v",  "fmla4",     "fmla4v",    "vfmacc_vf",
-                                      "vfmacc_vv", "addacc16", "addacc8", "faddacc4", "vfaddacc"};
+  const std::set<std::string> sums = {"mma",       "mma_ow",   "fma16",   "fma16_mem", "fma16v",
+                                      "fma8",      "fma8v",    "fmla4",   "fmla4v",    "vfmacc_vf",
+                                      "vfmacc_vv", "addacc16", "addacc8", "faddacc4",  "vfaddacc"};
   const std::map<std::string, std::string> maxacc = {{"x86_avx512", "maxacc16"},
                                                      {"x86_avx2", "maxacc8"},
                                                      {"arm_neon", "fmaxacc4"},
@@ -852,8 +856,9 @@ TEST(SampleMapping, NonContiguousFusionIsNeverProposed) {
   {
     const ir::Statement &s = kernel("gru.isam", "gru_1536x32").statements[1];
     auto m = mapOn("gru.isam", "gru_1536x32", 1, "x86_avx512");
-    EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(),
-                            [&](const auto &c) { return fusesAll(c, s, {"g", "j"}); }));
+    EXPECT_TRUE(std::any_of(m.candidates.begin(), m.candidates.end(), [&](const auto &c) {
+      return fusesAll(c, s, {"g", "j"});
+    }));
   }
   // (h, w) of a window or a stride-2 access: the rows of the input are wider than the output's,
   // or strided, so (h, w) is not one index there.

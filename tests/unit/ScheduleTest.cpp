@@ -1021,9 +1021,8 @@ TEST(SchedulePins, PinTextOfAScheduleReproducesIt) {
     // pinned() wraps its argument in `schedule { ... }`: pass the items only.
     std::string items = block.substr(10, block.size() - 11);
     Pinned again = schedulePinned(pinned(items, "300, 200, 100"), target);
-    ASSERT_FALSE(again.setup.session->diagnostics().hasErrors())
-        << block << "\n"
-        << render(*again.setup.session);
+    ASSERT_FALSE(again.setup.session->diagnostics().hasErrors()) << block << "\n"
+                                                                 << render(*again.setup.session);
     const schedule::Config &d = again.ks.statements.at(0).config;
     EXPECT_EQ(d.instruction, c.instruction);
     EXPECT_EQ(d.tiles, c.tiles) << block;
