@@ -296,6 +296,10 @@ private:
 
   std::string stmtText(const ir::Expr &e) const { return ir::printExpr(e, s_, k_.tensors); }
 
+  // A statement subtree an instruction's expression unified with (nullptr: the whole
+  // right-hand side), with the operand each instruction tensor took.
+  using Match = std::pair<Assignment, const ir::Expr *>;
+
   std::vector<Candidate> mapOnto(const hw::Instruction &in, std::string &reason) {
     const ir::Kernel &sem = in.semantics;
     if (sem.statements.size() != 1) {
@@ -304,85 +308,106 @@ private:
                "mapped";
       return {};
     }
-    const ir::Statement &I = sem.statements[0];
-    std::string itext = ir::printStatement(I, sem.tensors);
-    itext = itext.substr(0, itext.find("    for"));
-    bool instrHasReduction =
-        std::any_of(I.indices.begin(), I.indices.end(), [](auto &i) { return i.reduction; });
+    const ir::Statement &instr = sem.statements[0];
+    std::string instrText = ir::printStatement(instr, sem.tensors);
+    instrText = instrText.substr(0, instrText.find("    for"));
+    if (!reductionsAgree(in, instr, instrText, reason))
+      return {};
+    std::vector<Match> matches = matchExpressions(in, instr, instrText, reason);
+    if (matches.empty())
+      return {};
+    Found all;
+    for (const auto &[assignment, subtree] : matches) {
+      if (overBudget())
+        break;
+      bindIndices(in, instr, assignment, subtree, all, reason);
+      if (all.candidates.size() >= opts_.maxCandidatesPerInstruction)
+        break;
+    }
+    return ranked(std::move(all.candidates));
+  }
+
+  // Whether the instruction's reduction can do the statement's; when not, `reason` says why
+  // (left empty for an instruction with a reduction index but no reduction operator, which
+  // computes nothing a statement could need).
+  bool reductionsAgree(const hw::Instruction &in, const ir::Statement &instr,
+                       const std::string &instrText, std::string &reason) const {
+    bool instrHasReduction = std::any_of(instr.indices.begin(), instr.indices.end(),
+                                         [](auto &i) { return i.reduction; });
     bool stmtHasReduction =
         std::any_of(s_.indices.begin(), s_.indices.end(), [](auto &i) { return i.reduction; });
-    std::string stext = out_.text.substr(0, out_.text.find("    for"));
-
+    std::string stmtText = out_.text.substr(0, out_.text.find("    for"));
     if (instrHasReduction && !stmtHasReduction) {
-      reason = "'" + in.name + "' needs a reduction index (it computes " + itext + "); `" + stext +
-               "` has none";
-      return {};
+      reason = "'" + in.name + "' needs a reduction index (it computes " + instrText + "); `" +
+               stmtText + "` has none";
+      return false;
     }
-    if (I.reduce != ir::ReduceOp::None && s_.reduce != ir::ReduceOp::None &&
-        I.reduce != s_.reduce) {
-      reason = "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
+    if (instr.reduce != ir::ReduceOp::None && s_.reduce != ir::ReduceOp::None &&
+        instr.reduce != s_.reduce) {
+      reason = "'" + in.name + "' reduces with " + ir::reduceOpText(instr.reduce) +
                "; the statement reduces with " + ir::reduceOpText(s_.reduce);
-      return {};
+      return false;
     }
-    if (instrHasReduction && I.reduce == ir::ReduceOp::None)
-      return {};
+    return !(instrHasReduction && instr.reduce == ir::ReduceOp::None);
+  }
 
+  // Every way the instruction's expression unifies with the statement's right-hand side, or
+  // (a partial mapping) with one of its sub-expressions; none, with `reason`, when it cannot.
+  std::vector<Match> matchExpressions(const hw::Instruction &in, const ir::Statement &instr,
+                                      const std::string &instrText, std::string &reason) {
+    const ir::Kernel &sem = in.semantics;
     Unifier u{sem, opts_.maxCandidatesPerInstruction * 4, {}};
     Assignment empty(sem.tensors.size(), nullptr);
-    std::vector<std::pair<Assignment, const ir::Expr *>> matches; // subtree matched (nullptr: root)
-    bool reduceCompatible = s_.reduce == ir::ReduceOp::None || I.reduce == s_.reduce;
+    std::vector<Match> matches;
+    bool reduceCompatible = s_.reduce == ir::ReduceOp::None || instr.reduce == s_.reduce;
     if (reduceCompatible) {
       std::vector<Assignment> full;
-      u.unify(I.rhs, s_.rhs, empty, full);
+      u.unify(instr.rhs, s_.rhs, empty, full);
       for (auto &a : full)
         matches.push_back({std::move(a), nullptr});
     }
-    // A partial mapping computes one sub-expression with an instruction that does not reduce;
-    // the rest of the statement is separate work.
     // A copy (an instruction whose value is one operand) only moves data: it maps a statement
     // that copies, never a value computed by other means.
-    bool isCopy = I.rhs.kind == ir::Expr::Kind::Read;
+    bool isCopy = instr.rhs.kind == ir::Expr::Kind::Read;
     if (isCopy)
       matches.erase(std::remove_if(matches.begin(), matches.end(),
                                    [&](const auto &m) {
-                                     return m.first[I.rhs.access.tensor]->kind !=
+                                     return m.first[instr.rhs.access.tensor]->kind !=
                                             ir::Expr::Kind::Read;
                                    }),
                     matches.end());
-    if (matches.empty() && !isCopy && I.reduce == ir::ReduceOp::None && !instrHasReduction) {
+    // A partial mapping computes one sub-expression with an instruction that does not reduce;
+    // the rest of the statement is separate work.
+    bool instrHasReduction = std::any_of(instr.indices.begin(), instr.indices.end(),
+                                         [](auto &i) { return i.reduction; });
+    if (matches.empty() && !isCopy && instr.reduce == ir::ReduceOp::None && !instrHasReduction) {
       std::vector<const ir::Expr *> subs;
       subtrees(s_.rhs, subs);
       for (const ir::Expr *sub : subs) {
         if (sub->kind == ir::Expr::Kind::Read || sub->kind == ir::Expr::Kind::Const)
           continue;
         std::vector<Assignment> part;
-        u.unify(I.rhs, *sub, empty, part);
+        u.unify(instr.rhs, *sub, empty, part);
         for (auto &a : part)
           matches.push_back({std::move(a), sub});
       }
     }
-    if (matches.empty()) {
-      if (!u.typeProblem.empty())
-        reason = "'" + in.name + "' cannot take these types: " + u.typeProblem;
-      else if (!reduceCompatible)
-        reason = "'" + in.name + "' does not accumulate (it computes " + itext +
-                 "); the statement reduces with " + ir::reduceOpText(s_.reduce);
-      else
-        reason = "'" + in.name + "' computes " + itext + "; no part of `" + stmtText(s_.rhs) +
-                 "` has that form";
-      return {};
-    }
+    if (!matches.empty())
+      return matches;
+    if (!u.typeProblem.empty())
+      reason = "'" + in.name + "' cannot take these types: " + u.typeProblem;
+    else if (!reduceCompatible)
+      reason = "'" + in.name + "' does not accumulate (it computes " + instrText +
+               "); the statement reduces with " + ir::reduceOpText(s_.reduce);
+    else
+      reason = "'" + in.name + "' computes " + instrText + "; no part of `" + stmtText(s_.rhs) +
+               "` has that form";
+    return {};
+  }
 
-    Found all;
-    for (const auto &[assignment, subtree] : matches) {
-      if (overBudget())
-        break;
-      bindIndices(in, I, assignment, subtree, all, reason);
-      if (all.candidates.size() >= opts_.maxCandidatesPerInstruction)
-        break;
-    }
-    std::vector<Candidate> found = std::move(all.candidates);
-    // Degenerate mappings are kept only when nothing better exists, and few of them.
+  // One instruction's candidates, best first. Degenerate mappings are kept only when nothing
+  // better exists, and few of them.
+  std::vector<Candidate> ranked(std::vector<Candidate> found) const {
     bool anyGood = std::any_of(found.begin(), found.end(), [](auto &c) { return !c.degenerate; });
     if (anyGood)
       found.erase(std::remove_if(found.begin(), found.end(), [](auto &c) { return c.degenerate; }),
@@ -398,8 +423,11 @@ private:
     return found;
   }
 
-  void bindIndices(const hw::Instruction &in, const ir::Statement &I, const Assignment &assignment,
-                   const ir::Expr *subtree, Found &found, std::string &reason) {
+  // Each instruction operand beside the statement's access (or sub-expression) it took: which
+  // indices appear in each, the ground the index pattern test stands on.
+  std::vector<OperandView> operandViews(const hw::Instruction &in, const ir::Statement &I,
+                                        const Assignment &assignment,
+                                        const ir::Expr *subtree) const {
     const ir::Kernel &sem = in.semantics;
     size_t nI = I.indices.size(), nS = s_.indices.size();
     std::vector<OperandView> views(sem.tensors.size());
@@ -444,6 +472,13 @@ private:
         v.subexpr = assignment[o];
     }
 
+    return views;
+  }
+
+  void bindIndices(const hw::Instruction &in, const ir::Statement &I, const Assignment &assignment,
+                   const ir::Expr *subtree, Found &found, std::string &reason) {
+    size_t nI = I.indices.size(), nS = s_.indices.size();
+    std::vector<OperandView> views = operandViews(in, I, assignment, subtree);
     auto matchesPattern = [&](size_t ii, size_t s) {
       if (I.indices[ii].reduction != s_.indices[s].reduction)
         return false;
