@@ -44,6 +44,42 @@ struct State {
   std::vector<std::vector<Holder>> stacks; // per Config operand, innermost last
 };
 
+// The range of each statement index over a box: lo and hi as values, with a static bound on
+// the count (exact when `exact`).
+struct IndexRanges {
+  std::vector<Value *> lo, hi;
+  std::vector<int64_t> maxCount;
+  std::vector<bool> exact;
+};
+
+// A staged buffer over an access's bounding box.
+struct StagedBuffer {
+  Holder holder;
+  std::vector<Value *> count; // per access dimension: the box's extent (constant when static)
+  std::vector<size_t> layout; // access dimensions, outermost first
+};
+
+// A fused group of a result whose tile may wrap, with, per group index, the access dimension
+// that holds it alone and that dimension's constant.
+struct WriteBackGuard {
+  size_t vindex;
+  std::vector<std::pair<size_t, int64_t>> dims;
+};
+
+// One copy between a staged buffer and the operand's holder outside it (`in`: into the buffer).
+struct StageCopy {
+  const StagedBuffer &staged;
+  const Holder &outer;
+  const State &st;
+  ir::ElemType type;
+  llvm::Type *storage;
+  unsigned width; // elements per vector move
+  bool registers; // fully unrolled
+  std::vector<WriteBackGuard> guards;
+  bool in;
+  std::vector<Value *> coord; // tensor coordinates of the point being copied
+};
+
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
 struct Scope {
   llvm::Function *fn = nullptr;
@@ -97,6 +133,28 @@ private:
   void emitThreadBlock(const Node &n, State &inner);
   void emitParallelCall(llvm::Function *body, llvm::AllocaInst *context, int64_t trips);
   void emitStage(const Node &n, State &st);
+  // emitStage's steps: the range of each statement index over the box, the buffer over the
+  // access's bounding box (its shape, layout and allocation), the guards that keep a write-back
+  // inside the box, and the copies between the buffer and the holder outside.
+  IndexRanges stageIndexRanges(const State &st);
+  void rangeWithinOneRun(const std::vector<int> &group, Value *begin, int64_t size,
+                         IndexRanges &ranges);
+  void rangeMayWrap(const std::vector<int> &group, Value *begin, int64_t size, IndexRanges &ranges);
+  StagedBuffer stagedBuffer(const schedule::Buffer &buf, const schedule::OperandPlacement &p,
+                            const ir::Tensor &tensor, const IndexRanges &ranges);
+  std::vector<int64_t> stageBoundingBox(const schedule::OperandPlacement &p,
+                                        const ir::Tensor &tensor, const IndexRanges &ranges,
+                                        StagedBuffer &staged);
+  std::vector<size_t> stageLayout(const ir::Access &access) const;
+  std::vector<WriteBackGuard> writeBackGuards(const schedule::OperandPlacement &p,
+                                              const IndexRanges &ranges) const;
+  Value *insideBox(const std::vector<WriteBackGuard> &guards, const std::vector<Value *> &coord,
+                   const State &st);
+  std::pair<Value *, Value *> stagePointers(const StageCopy &copy,
+                                            const std::vector<Value *> &coord);
+  void copyStageDimension(StageCopy &copy, size_t k);
+  void copyStageVectors(StageCopy &copy, size_t d, int64_t elements);
+  void copyStageElement(StageCopy &copy);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -556,92 +614,115 @@ void Generator::emitParallel(const Node &n, State &st) {
   emitParallelCall(body, context, trips);
 }
 
-void Generator::emitStage(const Node &n, State &st) {
-  const schedule::Buffer &buf = ss_->buffers[size_t(n.buffer)];
-  size_t o = size_t(buf.operand);
-  const schedule::OperandPlacement &p = c_->operands[o];
-  const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
-  size_t ns = s_->indices.size();
-  // The range of each statement index over the box: lo and hi as values, with a static bound on
-  // the count (exact when `exact`).
-  std::vector<Value *> lo(ns, c64(0)), hi(ns, c64(0));
-  std::vector<int64_t> maxCount(ns, 1);
-  std::vector<bool> exact(ns, true);
-  for (size_t v = 0; v < c_->vindices.size(); ++v) {
-    const auto &g = c_->vindices[v].stmtIndices;
-    int64_t S = st.size[v], A = st.align[v];
-    if (g.size() == 1) {
-      lo[size_t(g[0])] = st.begin[v];
-      hi[size_t(g[0])] = add(st.begin[v], c64(S - 1));
-      maxCount[size_t(g[0])] = S;
-      continue;
-    }
-    size_t inner = size_t(g.back());
-    int64_t E = s_->indices[inner].extent;
-    bool noWrap = (A % E == 0 && S <= E) || (A != 0 && E % A == 0 && S <= A);
-    if (noWrap) {
-      // The box stays inside one run of the innermost index.
-      lo[inner] = b_.CreateURem(st.begin[v], c64(E));
-      hi[inner] = add(lo[inner], c64(S - 1));
-      maxCount[inner] = S;
-      Value *x = b_.CreateUDiv(st.begin[v], c64(E));
-      for (size_t j = g.size() - 1; j-- > 0;) {
-        int64_t e = s_->indices[size_t(g[j])].extent;
-        lo[size_t(g[j])] = hi[size_t(g[j])] = j ? b_.CreateURem(x, c64(e)) : x;
-        x = b_.CreateUDiv(x, c64(e));
-      }
-      continue;
-    }
-    // It may wrap: an index spans its whole extent unless the box stays within one of its runs.
-    Value *first = st.begin[v];
-    Value *last = add(first, c64(S - 1));
-    int64_t innerProduct = 1;
-    for (size_t j = g.size(); j-- > 0;) {
-      size_t i = size_t(g[j]);
-      int64_t e = s_->indices[i].extent;
-      exact[i] = false;
-      if (j == 0) {
-        lo[i] = first;
-        hi[i] = last;
-        maxCount[i] = std::min(e, (S - 1) / innerProduct + 2);
-        break;
-      }
-      Value *same = b_.CreateICmpEQ(b_.CreateUDiv(first, c64(e)), b_.CreateUDiv(last, c64(e)));
-      lo[i] = b_.CreateSelect(same, b_.CreateURem(first, c64(e)), c64(0));
-      hi[i] = b_.CreateSelect(same, b_.CreateURem(last, c64(e)), c64(e - 1));
-      maxCount[i] = e;
-      innerProduct *= e;
-      first = b_.CreateUDiv(first, c64(e));
-      last = b_.CreateUDiv(last, c64(e));
-    }
+// Ranges of a fused group whose box stays inside one run of its innermost index: the innermost
+// index spans the box, the outer ones are single values.
+void Generator::rangeWithinOneRun(const std::vector<int> &group, Value *begin, int64_t size,
+                                  IndexRanges &ranges) {
+  size_t inner = size_t(group.back());
+  int64_t innerExtent = s_->indices[inner].extent;
+  ranges.lo[inner] = b_.CreateURem(begin, c64(innerExtent));
+  ranges.hi[inner] = add(ranges.lo[inner], c64(size - 1));
+  ranges.maxCount[inner] = size;
+  Value *outerPosition = b_.CreateUDiv(begin, c64(innerExtent));
+  for (size_t j = group.size() - 1; j-- > 0;) {
+    size_t index = size_t(group[j]);
+    int64_t extent = s_->indices[index].extent;
+    ranges.lo[index] = ranges.hi[index] =
+        j ? b_.CreateURem(outerPosition, c64(extent)) : outerPosition;
+    outerPosition = b_.CreateUDiv(outerPosition, c64(extent));
   }
-  // The access's bounding box, and the buffer's static shape.
-  size_t nd = p.access.indices.size();
-  Holder h;
-  std::vector<Value *> count(nd);
-  std::vector<int64_t> shape = schedule::accessExtents(p.access, maxCount);
-  for (size_t d = 0; d < nd; ++d) {
+}
+
+// Ranges of a fused group whose box may wrap: an index spans its whole extent unless the box
+// stays within one of its runs, which is only known at run time.
+void Generator::rangeMayWrap(const std::vector<int> &group, Value *begin, int64_t size,
+                             IndexRanges &ranges) {
+  Value *first = begin;
+  Value *last = add(first, c64(size - 1));
+  int64_t innerProduct = 1;
+  for (size_t j = group.size(); j-- > 0;) {
+    size_t index = size_t(group[j]);
+    int64_t extent = s_->indices[index].extent;
+    ranges.exact[index] = false;
+    if (j == 0) {
+      ranges.lo[index] = first;
+      ranges.hi[index] = last;
+      ranges.maxCount[index] = std::min(extent, (size - 1) / innerProduct + 2);
+      break;
+    }
+    Value *same =
+        b_.CreateICmpEQ(b_.CreateUDiv(first, c64(extent)), b_.CreateUDiv(last, c64(extent)));
+    ranges.lo[index] = b_.CreateSelect(same, b_.CreateURem(first, c64(extent)), c64(0));
+    ranges.hi[index] = b_.CreateSelect(same, b_.CreateURem(last, c64(extent)), c64(extent - 1));
+    ranges.maxCount[index] = extent;
+    innerProduct *= extent;
+    first = b_.CreateUDiv(first, c64(extent));
+    last = b_.CreateUDiv(last, c64(extent));
+  }
+}
+
+IndexRanges Generator::stageIndexRanges(const State &st) {
+  size_t indices = s_->indices.size();
+  IndexRanges ranges{std::vector<Value *>(indices, c64(0)), std::vector<Value *>(indices, c64(0)),
+                     std::vector<int64_t>(indices, 1), std::vector<bool>(indices, true)};
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    const auto &group = c_->vindices[v].stmtIndices;
+    int64_t size = st.size[v], align = st.align[v];
+    if (group.size() == 1) {
+      size_t index = size_t(group[0]);
+      ranges.lo[index] = st.begin[v];
+      ranges.hi[index] = add(st.begin[v], c64(size - 1));
+      ranges.maxCount[index] = size;
+      continue;
+    }
+    // The alignment of begin and the box size tell statically that the box cannot wrap.
+    int64_t innerExtent = s_->indices[size_t(group.back())].extent;
+    bool noWrap = (align % innerExtent == 0 && size <= innerExtent) ||
+                  (align != 0 && innerExtent % align == 0 && size <= align);
+    if (noWrap)
+      rangeWithinOneRun(group, st.begin[v], size, ranges);
+    else
+      rangeMayWrap(group, st.begin[v], size, ranges);
+  }
+  return ranges;
+}
+
+// The access's bounding box over the ranges (its low corner into the holder, its extent into
+// `count`), and the buffer's static shape: a dimension's count is the static shape when every
+// index in it is exact, so that the copies get constant trip counts.
+std::vector<int64_t> Generator::stageBoundingBox(const schedule::OperandPlacement &p,
+                                                 const ir::Tensor &tensor,
+                                                 const IndexRanges &ranges, StagedBuffer &staged) {
+  size_t dims = p.access.indices.size();
+  staged.count.resize(dims);
+  std::vector<int64_t> shape = schedule::accessExtents(p.access, ranges.maxCount);
+  for (size_t d = 0; d < dims; ++d) {
     const ir::Affine &a = p.access.indices[d];
-    Value *l = c64(a.constant), *u = c64(a.constant);
+    Value *low = c64(a.constant), *high = c64(a.constant);
     bool dimExact = true;
     for (auto [i, coef] : a.terms) {
-      l = add(l, mul(coef > 0 ? lo[size_t(i)] : hi[size_t(i)], c64(coef)));
-      u = add(u, mul(coef > 0 ? hi[size_t(i)] : lo[size_t(i)], c64(coef)));
-      dimExact = dimExact && exact[size_t(i)];
+      low = add(low, mul(coef > 0 ? ranges.lo[size_t(i)] : ranges.hi[size_t(i)], c64(coef)));
+      high = add(high, mul(coef > 0 ? ranges.hi[size_t(i)] : ranges.lo[size_t(i)], c64(coef)));
+      dimExact = dimExact && ranges.exact[size_t(i)];
     }
     shape[d] = std::min(shape[d], tensor.shape[d]);
-    h.lo.push_back(l);
-    count[d] = dimExact ? c64(shape[d]) : add(sub(u, l), c64(1));
+    staged.holder.lo.push_back(low);
+    staged.count[d] = dimExact ? c64(shape[d]) : add(sub(high, low), c64(1));
   }
-  // Row-major, except that the dimension the instruction's lanes run along goes innermost: a
-  // pack is where a strided operand becomes contiguous.
-  // For lanes over fused indices, their dimensions go innermost together, in order.
+  return shape;
+}
+
+// Row-major, except that the dimension the instruction's lanes run along goes innermost: a
+// pack is where a strided operand becomes contiguous. For lanes over fused indices, their
+// dimensions go innermost together, in order.
+std::vector<size_t> Generator::stageLayout(const ir::Access &access) const {
+  size_t dims = access.indices.size();
   std::vector<size_t> laneDims;
   if (laneV_ >= 0)
     for (int i : c_->vindices[size_t(laneV_)].stmtIndices) {
       int found = -1;
-      for (size_t d = 0; d < nd; ++d)
-        if (p.access.indices[d].coefficientOf(i) != 0)
+      for (size_t d = 0; d < dims; ++d)
+        if (access.indices[d].coefficientOf(i) != 0)
           found = found == -1 ? int(d) : -2;
       if (found < 0 ||
           std::find(laneDims.begin(), laneDims.end(), size_t(found)) != laneDims.end()) {
@@ -652,131 +733,181 @@ void Generator::emitStage(const Node &n, State &st) {
       laneDims.push_back(size_t(found));
     }
   std::vector<size_t> layout;
-  for (size_t d = 0; d < nd; ++d)
+  for (size_t d = 0; d < dims; ++d)
     if (std::find(laneDims.begin(), laneDims.end(), d) == laneDims.end())
       layout.push_back(d);
   layout.insert(layout.end(), laneDims.begin(), laneDims.end());
-  h.strides.assign(nd, 1);
-  int64_t elements = 1;
-  for (size_t k = nd; k-- > 0;) {
-    h.strides[layout[k]] = elements;
-    elements *= shape[layout[k]];
-  }
-  int bytes = ir::elemTypeBytes(tensor.type);
-  h.ptr = allocate(uint64_t(elements) * uint64_t(bytes), buf.name);
+  return layout;
+}
 
-  // Copies between the buffer and the operand's current holder, over the bounding box. The
-  // innermost dimension moves a vector at a time when it is contiguous on both sides.
+StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
+                                     const schedule::OperandPlacement &p, const ir::Tensor &tensor,
+                                     const IndexRanges &ranges) {
+  StagedBuffer staged;
+  std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
+  staged.layout = stageLayout(p.access);
+  size_t dims = p.access.indices.size();
+  staged.holder.strides.assign(dims, 1);
+  int64_t elements = 1;
+  for (size_t k = dims; k-- > 0;) {
+    staged.holder.strides[staged.layout[k]] = elements;
+    elements *= shape[staged.layout[k]];
+  }
+  staged.holder.ptr =
+      allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
+  return staged;
+}
+
+// A result's tile over a fused index that may wrap is a bounding box larger than the box:
+// writing all of it back would store stale values over elements other threads own. The
+// write-back then stores only the points inside the box, recovering each fused index from the
+// dimension that holds it alone; a group without such dimensions gets no guard.
+std::vector<WriteBackGuard> Generator::writeBackGuards(const schedule::OperandPlacement &p,
+                                                       const IndexRanges &ranges) const {
+  std::vector<WriteBackGuard> guards;
+  if (!p.output)
+    return guards;
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    const auto &group = c_->vindices[v].stmtIndices;
+    if (group.size() < 2 || ranges.exact[size_t(group.back())])
+      continue;
+    WriteBackGuard guard{v, {}};
+    for (int i : group)
+      for (size_t d = 0; d < p.access.indices.size(); ++d) {
+        const ir::Affine &a = p.access.indices[d];
+        if (a.terms.size() == 1 && a.terms[0].first == i && a.terms[0].second == 1)
+          guard.dims.push_back({d, a.constant});
+      }
+    if (guard.dims.size() == group.size())
+      guards.push_back(guard);
+  }
+  return guards;
+}
+
+// Whether tensor coordinates `coord` lie inside the box of every guarded fused group.
+Value *Generator::insideBox(const std::vector<WriteBackGuard> &guards,
+                            const std::vector<Value *> &coord, const State &st) {
+  Value *ok = b_.getTrue();
+  for (const WriteBackGuard &g : guards) {
+    const auto &group = c_->vindices[g.vindex].stmtIndices;
+    Value *linear = c64(0);
+    for (size_t j = 0; j < group.size(); ++j)
+      linear = add(mul(linear, c64(s_->indices[size_t(group[j])].extent)),
+                   sub(coord[g.dims[j].first], c64(g.dims[j].second)));
+    Value *lo = st.begin[g.vindex], *hi = add(st.begin[g.vindex], c64(st.size[g.vindex]));
+    ok = b_.CreateAnd(ok, b_.CreateAnd(b_.CreateICmpSGE(linear, lo), b_.CreateICmpSLT(linear, hi)));
+  }
+  return ok;
+}
+
+// Pointers to `coord` in the holder outside and in the staged buffer.
+std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
+                                                     const std::vector<Value *> &coord) {
+  const Holder &outer = copy.outer, &h = copy.staged.holder;
+  Value *src = offsetIn(outer, coord), *dst = offsetIn(h, coord);
+  return std::pair(b_.CreateInBoundsGEP(copy.storage, outer.ptr, src),
+                   b_.CreateInBoundsGEP(copy.storage, h.ptr, dst));
+}
+
+// One element; a guarded write-back branches around the store when the point is outside the
+// box.
+void Generator::copyStageElement(StageCopy &copy) {
+  auto [sp, dp] = stagePointers(copy, copy.coord);
+  if (copy.in || copy.guards.empty()) {
+    b_.CreateStore(b_.CreateLoad(copy.storage, copy.in ? sp : dp), copy.in ? dp : sp);
+    return;
+  }
+  auto *store = llvm::BasicBlock::Create(ctx(), "writeback", scope_.fn);
+  auto *skip = llvm::BasicBlock::Create(ctx(), "writeback.skip", scope_.fn);
+  b_.CreateCondBr(insideBox(copy.guards, copy.coord, copy.st), store, skip);
+  b_.SetInsertPoint(store);
+  b_.CreateStore(b_.CreateLoad(copy.storage, dp), sp);
+  b_.CreateBr(skip);
+  b_.SetInsertPoint(skip);
+}
+
+// The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
+// holder outside may be strided, the buffer is contiguous there.
+void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
+  unsigned width = copy.width;
+  int64_t chunks = (elements + width - 1) / width;
+  auto move = [&](Value *iv, unsigned active) {
+    copy.coord[d] = add(copy.staged.holder.lo[d], mul(iv, c64(width)));
+    auto [sp, dp] = stagePointers(copy, copy.coord);
+    int64_t srcStride = copy.outer.strides[d];
+    Value *x = copy.in ? v_.load(sp, copy.type, width, srcStride, active)
+                       : v_.load(dp, copy.type, width, 1, active);
+    if (copy.in)
+      v_.store(x, dp, copy.type, width, 1, active);
+    else
+      v_.store(x, sp, copy.type, width, srcStride, active);
+  };
+  loop(elements / width, copy.registers, [&](Value *iv) { move(iv, width); });
+  if (elements % width)
+    move(c64(chunks - 1), unsigned(elements % width));
+}
+
+// Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
+// buffer) moves a vector at a time when its count is static and no guard applies.
+void Generator::copyStageDimension(StageCopy &copy, size_t k) {
+  const std::vector<size_t> &layout = copy.staged.layout;
+  if (k == layout.size()) {
+    copyStageElement(copy);
+    return;
+  }
+  size_t d = layout[k];
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
+  if (k + 1 == layout.size() && staticCount && staticCount->getSExtValue() > 1 &&
+      (copy.in || copy.guards.empty())) {
+    copyStageVectors(copy, d, staticCount->getSExtValue());
+    return;
+  }
+  auto body = [&](Value *iv) {
+    copy.coord[d] = add(copy.staged.holder.lo[d], iv);
+    copyStageDimension(copy, k + 1);
+  };
+  if (staticCount)
+    loop(staticCount->getSExtValue(), copy.registers, body);
+  else
+    loop(copy.staged.count[d], body);
+}
+
+// Stages the operand in a buffer over the box's bounding box for the node's body: copied in
+// before, written back after when it is a result.
+void Generator::emitStage(const Node &n, State &st) {
+  const schedule::Buffer &buf = ss_->buffers[size_t(n.buffer)];
+  size_t operand = size_t(buf.operand);
+  const schedule::OperandPlacement &p = c_->operands[operand];
+  const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
+  IndexRanges ranges = stageIndexRanges(st);
+  StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges);
+
   Holder outerScratch;
-  const Holder outer = holderOf(o, st, outerScratch);
-  unsigned width = unsigned(std::max<int64_t>(1, 64 / bytes));
+  // A copy: pushing the staged holder below may move the one holderOf returns.
+  const Holder outer = holderOf(operand, st, outerScratch);
+  int bytes = ir::elemTypeBytes(tensor.type);
   // Register buffers are copied fully unrolled, so that every access has a constant offset and
   // the buffer lives in registers; others in loops.
-  bool registers = c_->levels[size_t(buf.level)].registers;
-  llvm::Type *et = v_.storageType(tensor.type);
-  auto pointers = [&](const std::vector<Value *> &coord) {
-    Value *src = offsetIn(outer, coord), *dst = offsetIn(h, coord);
-    return std::pair(b_.CreateInBoundsGEP(et, outer.ptr, src),
-                     b_.CreateInBoundsGEP(et, h.ptr, dst));
-  };
-  // A result's tile over a fused index that may wrap is a bounding box larger than the box:
-  // writing all of it back would store stale values over elements other threads own. The
-  // write-back then stores only the points inside the box (recovering each fused index from
-  // the dimension that holds it alone).
-  struct Guard {
-    size_t v;
-    std::vector<std::pair<size_t, int64_t>> dims; // per group index: (dimension, constant)
-  };
-  std::vector<Guard> guards;
-  bool guarded = false;
-  if (p.output)
-    for (size_t v = 0; v < c_->vindices.size(); ++v) {
-      const auto &g = c_->vindices[v].stmtIndices;
-      if (g.size() < 2 || exact[size_t(g.back())])
-        continue;
-      Guard guard{v, {}};
-      for (int i : g)
-        for (size_t d = 0; d < nd; ++d) {
-          const ir::Affine &a = p.access.indices[d];
-          if (a.terms.size() == 1 && a.terms[0].first == i && a.terms[0].second == 1)
-            guard.dims.push_back({d, a.constant});
-        }
-      if (guard.dims.size() == g.size())
-        guards.push_back(guard);
-    }
-  guarded = !guards.empty();
-  auto inside = [&](const std::vector<Value *> &coord) {
-    Value *ok = b_.getTrue();
-    for (const Guard &g : guards) {
-      const auto &group = c_->vindices[g.v].stmtIndices;
-      Value *linear = c64(0);
-      for (size_t j = 0; j < group.size(); ++j)
-        linear = add(mul(linear, c64(s_->indices[size_t(group[j])].extent)),
-                     sub(coord[g.dims[j].first], c64(g.dims[j].second)));
-      Value *lo = st.begin[g.v], *hi = add(st.begin[g.v], c64(st.size[g.v]));
-      ok = b_.CreateAnd(ok,
-                        b_.CreateAnd(b_.CreateICmpSGE(linear, lo), b_.CreateICmpSLT(linear, hi)));
-    }
-    return ok;
-  };
-  auto copy = [&](bool in) {
-    std::vector<Value *> coord(nd, c64(0));
-    // Dimensions in the buffer's layout order; the innermost (contiguous in the buffer) moves a
-    // vector at a time, loaded or gathered from the holder outside.
-    std::function<void(size_t)> dim = [&](size_t k) {
-      if (k == nd) {
-        auto [sp, dp] = pointers(coord);
-        if (in || !guarded) {
-          b_.CreateStore(b_.CreateLoad(et, in ? sp : dp), in ? dp : sp);
-          return;
-        }
-        auto *store = llvm::BasicBlock::Create(ctx(), "writeback", scope_.fn);
-        auto *skip = llvm::BasicBlock::Create(ctx(), "writeback.skip", scope_.fn);
-        b_.CreateCondBr(inside(coord), store, skip);
-        b_.SetInsertPoint(store);
-        b_.CreateStore(b_.CreateLoad(et, dp), sp);
-        b_.CreateBr(skip);
-        b_.SetInsertPoint(skip);
-        return;
-      }
-      size_t d = layout[k];
-      auto *c = llvm::dyn_cast<llvm::ConstantInt>(count[d]);
-      if (k + 1 == nd && c && c->getSExtValue() > 1 && (in || !guarded)) {
-        int64_t n = c->getSExtValue(), chunks = (n + width - 1) / width;
-        auto move = [&](Value *iv, unsigned active) {
-          coord[d] = add(h.lo[d], mul(iv, c64(width)));
-          auto [sp, dp] = pointers(coord);
-          int64_t srcStride = outer.strides[d];
-          Value *x = in ? v_.load(sp, tensor.type, width, srcStride, active)
-                        : v_.load(dp, tensor.type, width, 1, active);
-          if (in)
-            v_.store(x, dp, tensor.type, width, 1, active);
-          else
-            v_.store(x, sp, tensor.type, width, srcStride, active);
-        };
-        loop(n / width, registers, [&](Value *iv) { move(iv, width); });
-        if (n % width)
-          move(c64(chunks - 1), unsigned(n % width));
-        return;
-      }
-      auto body = [&](Value *iv) {
-        coord[d] = add(h.lo[d], iv);
-        dim(k + 1);
-      };
-      if (c)
-        loop(c->getSExtValue(), registers, body);
-      else
-        loop(count[d], body);
-    };
-    dim(0);
-  };
-  copy(true);
-  st.stacks[o].push_back(h);
+  StageCopy copy{staged,
+                 outer,
+                 st,
+                 tensor.type,
+                 v_.storageType(tensor.type),
+                 unsigned(std::max<int64_t>(1, 64 / bytes)),
+                 c_->levels[size_t(buf.level)].registers,
+                 writeBackGuards(p, ranges),
+                 /*in=*/true,
+                 std::vector<Value *>(p.access.indices.size(), c64(0))};
+  copyStageDimension(copy, 0);
+  st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
     emit(x, st);
-  st.stacks[o].pop_back();
-  if (p.output)
-    copy(false);
+  st.stacks[operand].pop_back();
+  if (p.output) {
+    copy.in = false;
+    copy.coord.assign(p.access.indices.size(), c64(0));
+    copyStageDimension(copy, 0);
+  }
 }
 
 void Generator::emitCall(State &st) {
