@@ -1,4 +1,5 @@
 #include "pipeline/Executor.h"
+#include "pipeline/Support.h"
 
 #include "backends/accel/Emit.h"
 #include "backends/llvm/Cross.h"
@@ -11,16 +12,6 @@
 namespace isam::pipeline {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-llvm::Error fail(const std::string &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 // "NAME: why", for what failed while compiling or running one instance.
 llvm::Error about(const ir::Kernel &kernel, llvm::Error error) {

@@ -1,4 +1,5 @@
 #include "pipeline/Pipeline.h"
+#include "pipeline/Support.h"
 
 #include "backends/accel/Emit.h"
 #include "backends/llvm/Emit.h"
@@ -11,16 +12,6 @@
 namespace isam::pipeline {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-llvm::Error fail(const std::string &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 std::vector<backend::KernelCode> kernelCode(const std::vector<const Scheduled *> &kernels) {
   std::vector<backend::KernelCode> code;
