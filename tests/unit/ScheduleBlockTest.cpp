@@ -187,8 +187,8 @@ TEST(ScheduleBlocks, AnIndexCloseToAnotherGetsItAsAFix) {
 TEST(ScheduleBlocks, TheSamePinTwiceIsNoConflict) {
   auto s = test::analyse(gemm("map fma16; tile L1: m 4; map fma16; tile L1: m 4, n 16;"));
   ASSERT_FALSE(s->diagnostics().hasErrors()) << render(*s);
-  const auto &p = pinsOf(*s).statements.at(0);
-  EXPECT_EQ(p.tiles.size(), 2u);
+  sema::KernelPins k = pinsOf(*s);
+  EXPECT_EQ(k.statements.at(0).tiles.size(), 2u);
 }
 
 TEST(ScheduleBlocks, AnItemWithAnErrorPinsNothingTheOthersStillPin) {
