@@ -122,6 +122,22 @@ int loadInstances(pipeline::Pipeline &pipeline, const std::string &file,
       [&](const InstanceSelector &sel) { return pipeline.instantiate(sel); });
 }
 
+int checkTarget(pipeline::Pipeline &pipeline, Format format, const char *verb,
+                const std::function<int(const hw::Target &)> &check) {
+  const hw::Target *target = pipeline.target();
+  if (!target) {
+    printDiagnostics(pipeline.session(), format);
+    return 1;
+  }
+  if (int status = check(*target))
+    return status;
+  if (std::string why = pipeline.unprintable(); !why.empty()) {
+    std::cerr << "isamap " << verb << ": " << why << "\n";
+    return 2;
+  }
+  return 0;
+}
+
 void addPrintAfterOption(CLI::App &cmd, std::vector<std::string> &names) {
   cmd.add_option("--print-after", names,
                  "Print a stage's result to stderr: parse, sema, mapping, schedule, llvm-ir or "

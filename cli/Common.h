@@ -6,6 +6,7 @@
 #include "pipeline/Stage.h"
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,12 @@ int loadInstances(Session &session, const std::string &file, const SelectorOptio
 int loadInstances(pipeline::Pipeline &pipeline, const std::string &file,
                   const SelectorOptions &selector, Format format, std::vector<ir::Kernel> &out,
                   const char *verb);
+
+// The pipeline's target, checked for a command: 0, or the exit status after printing why not
+// (1: no such target, with the session's diagnostics; `check`'s status for options the target
+// cannot take; 2: a --print-after stage the target has no printer for).
+int checkTarget(pipeline::Pipeline &pipeline, Format format, const char *verb,
+                const std::function<int(const hw::Target &)> &check);
 
 // --print-after=STAGE (repeatable, or a comma-separated list), for the commands that run the
 // pipeline; its result goes to stderr (pipeline/Pipeline.h).

@@ -106,17 +106,10 @@ int compileInstances(CompileOptions &o) {
   std::vector<ir::Kernel> kernels;
   if (int failed = loadInstances(p, o.file, o.selector, o.common.format, kernels, "compile"))
     return failed;
+  if (int failed = checkTarget(p, o.common.format, "compile",
+                               [&](const hw::Target &t) { return checkEmit(o, t); }))
+    return failed;
   const hw::Target *target = p.target();
-  if (!target) {
-    printDiagnostics(session, o.common.format);
-    return 1;
-  }
-  if (int usage = checkEmit(o, *target))
-    return usage;
-  if (std::string why = p.unprintable(); !why.empty()) {
-    std::cerr << "isamap compile: " << why << "\n";
-    return 2;
-  }
   std::vector<pipeline::Scheduled> scheduled;
   double scheduleMs = 0;
   for (const auto &k : kernels) // each one, so that every instance's errors are reported

@@ -234,19 +234,10 @@ int runInstances(RunOptions &o) {
   std::vector<ir::Kernel> kernels;
   if (int failed = loadInstances(p, o.file, o.selector, o.common.format, kernels, "run"))
     return failed;
-  if (!o.target.empty()) {
-    const hw::Target *target = p.target();
-    if (!target) {
-      printDiagnostics(session, o.common.format);
-      return 1;
-    }
-    if (int usage = checkExecutorOptions(o, *target))
-      return usage;
-    if (std::string why = p.unprintable(); !why.empty()) {
-      std::cerr << "isamap run: " << why << "\n";
-      return 2;
-    }
-  }
+  if (!o.target.empty())
+    if (int failed = checkTarget(p, o.common.format, "run",
+                                 [&](const hw::Target &t) { return checkExecutorOptions(o, t); }))
+      return failed;
   auto executor = p.executor();
   if (!executor) {
     std::cerr << "isamap run: " << llvm::toString(executor.takeError()) << "\n";
