@@ -39,6 +39,10 @@ struct Holder {
   // all its lanes there, unmasked, so that LLVM keeps the buffer in registers (a masked load
   // or store of a stack slot is never promoted to a register).
   bool wholeVectors = false;
+  // A packed buffer's blocked dimensions (0: not blocked): element c of dimension d lies at
+  // ((c - lo) / block[d]) * strides[d] + ((c - lo) % block[d]) * innerStrides[d], so that each
+  // register tile's slice of the operand is one contiguous panel (empty: nothing blocked).
+  std::vector<int64_t> block, innerStrides;
 };
 
 struct State {
@@ -56,11 +60,19 @@ struct IndexRanges {
   std::vector<bool> exact;
 };
 
+// One dimension of a staged buffer's layout: a whole access dimension, or the blocks of a
+// blocked one and the elements within a block.
+struct LayoutSlot {
+  enum class Part { Whole, Blocks, InBlock };
+  size_t dim;
+  Part part;
+};
+
 // A staged buffer over an access's bounding box.
 struct StagedBuffer {
   Holder holder;
-  std::vector<Value *> count; // per access dimension: the box's extent (constant when static)
-  std::vector<size_t> layout; // access dimensions, outermost first
+  std::vector<Value *> count;     // per access dimension: the box's extent (constant when static)
+  std::vector<LayoutSlot> layout; // outermost first
 };
 
 // A fused group of a result whose tile may wrap, with, per group index, the access dimension
@@ -82,6 +94,10 @@ struct StageCopy {
   std::vector<WriteBackGuard> guards;
   bool in;
   std::vector<Value *> coord; // tensor coordinates of the point being copied
+  // Per blocked dimension, the block being copied: its first element (from the buffer's low
+  // corner) and its static size.
+  std::vector<Value *> blockBase;
+  std::vector<int64_t> blockSize;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -147,7 +163,11 @@ private:
   // `registers`: a register-level buffer, padded to whole vectors where it can be.
   StagedBuffer stagedBuffer(const schedule::Buffer &buf, const schedule::OperandPlacement &p,
                             const ir::Tensor &tensor, const IndexRanges &ranges, bool registers);
-  bool padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged) const;
+  bool padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged,
+                          size_t inner) const;
+  std::vector<int64_t> packBlocks(const schedule::OperandPlacement &p,
+                                  const schedule::Staging &staging, const StagedBuffer &staged,
+                                  const std::vector<int64_t> &shape) const;
   std::vector<int64_t> stageBoundingBox(const schedule::OperandPlacement &p,
                                         const ir::Tensor &tensor, const IndexRanges &ranges,
                                         StagedBuffer &staged);
@@ -159,7 +179,7 @@ private:
   std::pair<Value *, Value *> stagePointers(const StageCopy &copy,
                                             const std::vector<Value *> &coord);
   void copyStageDimension(StageCopy &copy, size_t k);
-  void copyStageVectors(StageCopy &copy, size_t d, int64_t elements);
+  void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   void copyStageElement(StageCopy &copy);
   void emitCall(State &st);
   void emitScalar(State &st);
@@ -334,15 +354,26 @@ Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Val
 
 Value *Generator::offsetIn(const Holder &h, const std::vector<Value *> &coord) {
   Value *offset = c64(0);
-  for (size_t d = 0; d < coord.size(); ++d)
-    offset = add(offset, mul(sub(coord[d], h.lo[d]), c64(h.strides[d])));
+  for (size_t d = 0; d < coord.size(); ++d) {
+    Value *rel = sub(coord[d], h.lo[d]);
+    if (!h.block.empty() && h.block[d]) {
+      Value *b = c64(h.block[d]);
+      offset = add(offset, add(mul(b_.CreateUDiv(rel, b), c64(h.strides[d])),
+                               mul(b_.CreateURem(rel, b), c64(h.innerStrides[d]))));
+      continue;
+    }
+    offset = add(offset, mul(rel, c64(h.strides[d])));
+  }
   return offset;
 }
 
 int64_t Generator::laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const {
   int64_t stride = 0;
+  // Within a block, for a blocked dimension: a run of lanes never crosses a block, whose size
+  // is a multiple of the instruction's extent and whose start a multiple of it.
   for (size_t d = 0; d < a.indices.size(); ++d)
-    stride += a.indices[d].coefficientOf(stmtIndex) * h.strides[d];
+    stride += a.indices[d].coefficientOf(stmtIndex) *
+              (!h.block.empty() && h.block[d] ? h.innerStrides[d] : h.strides[d]);
   return stride;
 }
 
@@ -752,18 +783,44 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
                                      const IndexRanges &ranges, bool registers) {
   StagedBuffer staged;
   std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
-  staged.layout = stageLayout(p.access);
-  if (registers && padsToWholeVectors(p, staged)) {
-    int64_t &lanesDim = shape[staged.layout.back()];
+  std::vector<size_t> order = stageLayout(p.access);
+  std::vector<int64_t> block;
+  if (registers && padsToWholeVectors(p, staged, order.back())) {
+    int64_t &lanesDim = shape[order.back()];
     lanesDim = (lanesDim + laneWidth_ - 1) / laneWidth_ * laneWidth_;
     staged.holder.wholeVectors = true;
+  } else if (!registers) {
+    block = packBlocks(p, p.staging[size_t(buf.level)], staged, shape);
   }
+  // The blocks of every blocked dimension outermost, then the dimensions not blocked, then the
+  // elements within a block: each register tile's slice is then one contiguous panel.
+  auto part = [&](size_t d) {
+    return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
+  };
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::InBlock)
+      staged.layout.push_back({d, LayoutSlot::Part::Blocks});
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::Whole)
+      staged.layout.push_back({d, LayoutSlot::Part::Whole});
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::InBlock)
+      staged.layout.push_back({d, LayoutSlot::Part::InBlock});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
+  if (!block.empty()) {
+    staged.holder.block = block;
+    staged.holder.innerStrides.assign(dims, 0);
+  }
   int64_t elements = 1;
-  for (size_t k = dims; k-- > 0;) {
-    staged.holder.strides[staged.layout[k]] = elements;
-    elements *= shape[staged.layout[k]];
+  for (size_t k = staged.layout.size(); k-- > 0;) {
+    auto [d, slotPart] = staged.layout[k];
+    int64_t n = slotPart == LayoutSlot::Part::Whole     ? shape[d]
+                : slotPart == LayoutSlot::Part::InBlock ? block[d]
+                                                        : (shape[d] + block[d] - 1) / block[d];
+    (slotPart == LayoutSlot::Part::InBlock ? staged.holder.innerStrides[d]
+                                           : staged.holder.strides[d]) = elements;
+    elements *= n;
   }
   staged.holder.ptr =
       allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
@@ -772,15 +829,44 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
 
 // Whether a register buffer's innermost dimension is the instruction's lanes, one statement
 // index with unit stride, of a static count: then it can be padded to whole vectors.
-bool Generator::padsToWholeVectors(const schedule::OperandPlacement &p,
-                                   const StagedBuffer &staged) const {
-  if (laneV_ < 0 || laneWidth_ <= 1 || c_->vindices[size_t(laneV_)].stmtIndices.size() != 1 ||
-      staged.layout.empty())
+bool Generator::padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged,
+                                   size_t inner) const {
+  if (laneV_ < 0 || laneWidth_ <= 1 || c_->vindices[size_t(laneV_)].stmtIndices.size() != 1)
     return false;
-  size_t inner = staged.layout.back();
   const ir::Affine &a = p.access.indices[inner];
   return a.terms.size() == 1 && a.terms[0].first == laneStmt_ && a.terms[0].second == 1 &&
          llvm::isa<llvm::ConstantInt>(staged.count[inner]);
+}
+
+// The blocks of a pack into a cache level (empty: none): a dimension indexed by one
+// non-reduction statement index alone, of a static count, is blocked by the register tile of
+// that index where the buffer holds several, as BLIS packs micro-panels: the register tile
+// then reads its slice of the operand as one stream instead of as rows far apart.
+std::vector<int64_t> Generator::packBlocks(const schedule::OperandPlacement &p,
+                                           const schedule::Staging &staging,
+                                           const StagedBuffer &staged,
+                                           const std::vector<int64_t> &shape) const {
+  size_t regs = c_->levels.size() - 1;
+  if (staging.kind != schedule::Staging::Kind::Pack || !c_->levels[regs].registers)
+    return {};
+  std::vector<int64_t> block(shape.size(), 0);
+  bool any = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const ir::Affine &a = p.access.indices[d];
+    if (a.terms.size() != 1 || a.terms[0].second != 1 ||
+        !llvm::isa<llvm::ConstantInt>(staged.count[d]))
+      continue;
+    for (size_t v = 0; v < c_->vindices.size(); ++v) {
+      const schedule::VirtualIndex &vi = c_->vindices[v];
+      int64_t tile = c_->tiles[regs][v];
+      if (vi.stmtIndices.size() == 1 && vi.stmtIndices[0] == a.terms[0].first && !vi.reduction &&
+          tile > 0 && tile < shape[d]) {
+        block[d] = tile;
+        any = true;
+      }
+    }
+  }
+  return any ? block : std::vector<int64_t>{};
 }
 
 // A result's tile over a fused index that may wrap is a bounding box larger than the box:
@@ -853,11 +939,11 @@ void Generator::copyStageElement(StageCopy &copy) {
 
 // The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
 // holder outside may be strided, the buffer is contiguous there.
-void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
+void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first) {
   unsigned width = copy.width;
   int64_t chunks = (elements + width - 1) / width;
   auto move = [&](Value *iv, unsigned active) {
-    copy.coord[d] = add(copy.staged.holder.lo[d], mul(iv, c64(width)));
+    copy.coord[d] = add(first, mul(iv, c64(width)));
     auto [sp, dp] = stagePointers(copy, copy.coord);
     int64_t srcStride = copy.outer.strides[d];
     // The buffer's padding lanes are written too (zeros, in), and read whole (out).
@@ -877,27 +963,46 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
 // Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
 // buffer) moves a vector at a time when its count is static and no guard applies.
 void Generator::copyStageDimension(StageCopy &copy, size_t k) {
-  const std::vector<size_t> &layout = copy.staged.layout;
+  const std::vector<LayoutSlot> &layout = copy.staged.layout;
   if (k == layout.size()) {
     copyStageElement(copy);
     return;
   }
-  size_t d = layout[k];
-  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
+  auto [d, part] = layout[k];
+  Value *first = copy.staged.holder.lo[d], *count = copy.staged.count[d];
+  if (part == LayoutSlot::Part::Blocks) {
+    // A blocked dimension's count is static: whole blocks in a loop, then the last one.
+    int64_t n = llvm::cast<llvm::ConstantInt>(count)->getSExtValue();
+    int64_t block = copy.staged.holder.block[d], whole = n / block;
+    auto blockAt = [&](Value *base, int64_t size) {
+      copy.blockBase[d] = base;
+      copy.blockSize[d] = size;
+      copyStageDimension(copy, k + 1);
+    };
+    loop(whole, copy.registers, [&](Value *iv) { blockAt(mul(iv, c64(block)), block); });
+    if (n % block)
+      blockAt(c64(whole * block), n % block);
+    return;
+  }
+  if (part == LayoutSlot::Part::InBlock) {
+    first = add(first, copy.blockBase[d]);
+    count = c64(copy.blockSize[d]);
+  }
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
   if (k + 1 == layout.size() && staticCount &&
       (staticCount->getSExtValue() > 1 || copy.staged.holder.wholeVectors) &&
       (copy.in || copy.guards.empty())) {
-    copyStageVectors(copy, d, staticCount->getSExtValue());
+    copyStageVectors(copy, d, staticCount->getSExtValue(), first);
     return;
   }
   auto body = [&](Value *iv) {
-    copy.coord[d] = add(copy.staged.holder.lo[d], iv);
+    copy.coord[d] = add(first, iv);
     copyStageDimension(copy, k + 1);
   };
   if (staticCount)
     loop(staticCount->getSExtValue(), copy.registers, body);
   else
-    loop(copy.staged.count[d], body);
+    loop(count, body);
 }
 
 // Stages the operand in a buffer over the box's bounding box for the node's body: copied in
@@ -930,7 +1035,9 @@ void Generator::emitStage(const Node &n, State &st) {
                  registers,
                  std::move(guards),
                  /*in=*/true,
-                 std::vector<Value *>(p.access.indices.size(), c64(0))};
+                 std::vector<Value *>(p.access.indices.size(), c64(0)),
+                 std::vector<Value *>(p.access.indices.size(), nullptr),
+                 std::vector<int64_t>(p.access.indices.size(), 0)};
   copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
