@@ -467,6 +467,53 @@ TEST(BackendEndToEnd, AttentionWithOneKey) {
   ASSERT_NO_FATAL_FAILURE(runAndCompare(k, 3));
 }
 
+TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
+  // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
+  // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over
+  // the ranges where exp overflows and underflows and tanh and sigmoid saturate.
+  const std::string source =
+      "target vmath {\n"
+      "  llvm triple \"x86_64-unknown-linux-gnu\" cpu \"haswell\" features \"+avx2,+fma\";\n"
+      "  cores 2;\n"
+      "  clock 3 GHz;\n"
+      "  memory DRAM { size 16 GiB; bandwidth 25.6 GB/s; latency 230; }\n"
+      "  memory L1 : DRAM { size 32 KiB; line 64 B; bandwidth 64 B/cycle; latency 5; }\n"
+      "  registers YMM : L1 { count 16; width 32 B; }\n"
+      "  unit fp { count 2; }\n"
+      "  instr exp8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = exp(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr log8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = log(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr tanh8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = tanh(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr sigmoid8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp {\n"
+      "    dst[i] = sigmoid(a[i]);\n"
+      "  } cost { latency 20; per_cycle 1/4; }\n"
+      "  move load8(dst: out f32[8] in YMM, src: f32[8] in L1) { dst[i] = src[i]; }\n"
+      "    cost { latency 6; per_cycle 2; }\n"
+      "  move store8(dst: out f32[8] in L1, src: f32[8] in YMM) { dst[i] = src[i]; }\n"
+      "    cost { latency 1; per_cycle 1; }\n"
+      "}\n"
+      "kernel v<N>(X: f32[N]) -> (E: f32[N], L: f32[N], T: f32[N], S: f32[N]) {\n"
+      "  W[i] = X[i] * 100;\n"
+      "  A[i] = abs(X[i]) * 1e20;\n"
+      "  E[i] = exp(W[i]);\n"
+      "  L[i] = log(A[i]);\n"
+      "  T[i] = tanh(W[i]);\n"
+      "  S[i] = sigmoid(W[i]);\n"
+      "}\n"
+      "instance vmath_functions = v<37>;\n";
+  Compiled k;
+  ASSERT_NO_FATAL_FAILURE(compile(text("vmath_functions", source), k, "vmath"));
+  if (IsSkipped())
+    return;
+  for (size_t s = 2; s < k.schedule.statements.size(); ++s)
+    EXPECT_GE(k.schedule.statements[s].config.mapping, 0)
+        << "statement " << s << " runs as scalar code\n"
+        << k.describe();
+  ASSERT_NO_FATAL_FAILURE(runAndCompare(k, 4));
+}
+
 // ---- threads ------------------------------------------------------------------------------
 
 TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
