@@ -55,21 +55,32 @@ constexpr double kTanhF64[] = {
     -0x1.226e3473dce5cp-7,  0x1.d6d39ae3905e2p-9,  -0x1.7d9f6f23e8682p-10, 0x1.3526e9ed54da1p-11,
     -0x1.f243823c8c981p-13, 0x1.8445870f6fe41p-14, -0x1.05bbdae896297p-15, 0x1.b33642a122cddp-18};
 
-const Format kF32 = {32, 23,         127,   -104.0,  88.8,    0x1.62e4p-1, 0x1.7f7d1cp-20,
-                     25, 0x3f3504f3, 0.625, kExpF32, kLogF32, kTanhF32};
-const Format kF64 = {64,
-                     52,
-                     1023,
-                     -746.0,
-                     710.0,
-                     0x1.62e42feep-1,
-                     0x1.a39ef35793c76p-33,
-                     54,
-                     0x3fe6a09e667f3bcdULL,
-                     0.625,
-                     kExpF64,
-                     kLogF64,
-                     kTanhF64};
+const Format kF32 = {.bits = 32,
+                     .mantissa = 23,
+                     .bias = 127,
+                     .expLo = -104.0, // below ln(2^-150): rounds to 0
+                     .expHi = 88.8,   // above ln(FLT_MAX) = 88.72
+                     .ln2Hi = 0x1.62e4p-1,
+                     .ln2Lo = 0x1.7f7d1cp-20,
+                     .subnormalShift = 25,
+                     .sqrtHalfBits = 0x3f3504f3,
+                     .tanhSmall = 0.625,
+                     .expPoly = kExpF32,
+                     .logPoly = kLogF32,
+                     .tanhPoly = kTanhF32};
+const Format kF64 = {.bits = 64,
+                     .mantissa = 52,
+                     .bias = 1023,
+                     .expLo = -746.0, // below ln(2^-1075)
+                     .expHi = 710.0,  // above ln(DBL_MAX) = 709.78
+                     .ln2Hi = 0x1.62e42feep-1,
+                     .ln2Lo = 0x1.a39ef35793c76p-33,
+                     .subnormalShift = 54,
+                     .sqrtHalfBits = 0x3fe6a09e667f3bcdULL,
+                     .tanhSmall = 0.625,
+                     .expPoly = kExpF64,
+                     .logPoly = kLogF64,
+                     .tanhPoly = kTanhF64};
 
 // The emitters of one type (float or double, scalar or vector) and their shared helpers.
 class Emitter {

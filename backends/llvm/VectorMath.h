@@ -11,9 +11,11 @@
 // log(x < 0) = NaN, log(+inf) = +inf; tanh(+-inf) = +-1 and saturates there; sigmoid(x) =
 // 1 / (1 + exp(-x)) without overflow on either side; tanh keeps the sign of -0.
 //
-// Each function is one small emitter over the shared helpers (Horner evaluation, splitting a
-// float into exponent and mantissa, scaling by a power of two); the polynomials' coefficients
-// come from scripts/vecmath_coefficients.py.
+// Each function is one small method of VectorMath.cpp's Emitter over its shared helpers (Horner
+// evaluation, rounding to an integer, scaling by a power of two, sign manipulation) and the
+// per-format constants (Format); the polynomials' coefficients come from
+// scripts/vecmath_coefficients.py. A new function is a method, a free function here, its fit
+// in the script and its references and special values in tests/unit/VectorMathTest.cpp.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
