@@ -35,6 +35,10 @@ struct Holder {
   Value *ptr = nullptr;
   std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
   std::vector<int64_t> strides; // elements
+  // A register buffer whose lane dimension is padded to whole vectors: a call reads and writes
+  // all its lanes there, unmasked, so that LLVM keeps the buffer in registers (a masked load
+  // or store of a stack slot is never promoted to a register).
+  bool wholeVectors = false;
 };
 
 struct State {
@@ -140,8 +144,10 @@ private:
   void rangeWithinOneRun(const std::vector<int> &group, Value *begin, int64_t size,
                          IndexRanges &ranges);
   void rangeMayWrap(const std::vector<int> &group, Value *begin, int64_t size, IndexRanges &ranges);
+  // `registers`: a register-level buffer, padded to whole vectors where it can be.
   StagedBuffer stagedBuffer(const schedule::Buffer &buf, const schedule::OperandPlacement &p,
-                            const ir::Tensor &tensor, const IndexRanges &ranges);
+                            const ir::Tensor &tensor, const IndexRanges &ranges, bool registers);
+  bool padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged) const;
   std::vector<int64_t> stageBoundingBox(const schedule::OperandPlacement &p,
                                         const ir::Tensor &tensor, const IndexRanges &ranges,
                                         StagedBuffer &staged);
@@ -183,8 +189,9 @@ private:
   const schedule::StatementSchedule *ss_ = nullptr;
   const schedule::Config *c_ = nullptr;
   const ir::Statement *s_ = nullptr;
-  int laneV_ = -1;    // the virtual index the instruction's lanes run along, or -1
-  int laneStmt_ = -1; // its innermost statement index
+  int laneV_ = -1;        // the virtual index the instruction's lanes run along, or -1
+  int laneStmt_ = -1;     // its innermost statement index
+  int64_t laneWidth_ = 0; // the instruction's lanes along it, when a constant
 };
 
 void Generator::setAttributes(llvm::Function *f) {
@@ -742,10 +749,15 @@ std::vector<size_t> Generator::stageLayout(const ir::Access &access) const {
 
 StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
                                      const schedule::OperandPlacement &p, const ir::Tensor &tensor,
-                                     const IndexRanges &ranges) {
+                                     const IndexRanges &ranges, bool registers) {
   StagedBuffer staged;
   std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
   staged.layout = stageLayout(p.access);
+  if (registers && padsToWholeVectors(p, staged)) {
+    int64_t &lanesDim = shape[staged.layout.back()];
+    lanesDim = (lanesDim + laneWidth_ - 1) / laneWidth_ * laneWidth_;
+    staged.holder.wholeVectors = true;
+  }
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
   int64_t elements = 1;
@@ -756,6 +768,19 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   staged.holder.ptr =
       allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
   return staged;
+}
+
+// Whether a register buffer's innermost dimension is the instruction's lanes, one statement
+// index with unit stride, of a static count: then it can be padded to whole vectors.
+bool Generator::padsToWholeVectors(const schedule::OperandPlacement &p,
+                                   const StagedBuffer &staged) const {
+  if (laneV_ < 0 || laneWidth_ <= 1 || c_->vindices[size_t(laneV_)].stmtIndices.size() != 1 ||
+      staged.layout.empty())
+    return false;
+  size_t inner = staged.layout.back();
+  const ir::Affine &a = p.access.indices[inner];
+  return a.terms.size() == 1 && a.terms[0].first == laneStmt_ && a.terms[0].second == 1 &&
+         llvm::isa<llvm::ConstantInt>(staged.count[inner]);
 }
 
 // A result's tile over a fused index that may wrap is a bounding box larger than the box:
@@ -835,10 +860,12 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
     copy.coord[d] = add(copy.staged.holder.lo[d], mul(iv, c64(width)));
     auto [sp, dp] = stagePointers(copy, copy.coord);
     int64_t srcStride = copy.outer.strides[d];
+    // The buffer's padding lanes are written too (zeros, in), and read whole (out).
+    unsigned inBuffer = copy.staged.holder.wholeVectors ? width : active;
     Value *x = copy.in ? v_.load(sp, copy.type, width, srcStride, active)
-                       : v_.load(dp, copy.type, width, 1, active);
+                       : v_.load(dp, copy.type, width, 1, inBuffer);
     if (copy.in)
-      v_.store(x, dp, copy.type, width, 1, active);
+      v_.store(x, dp, copy.type, width, 1, inBuffer);
     else
       v_.store(x, sp, copy.type, width, srcStride, active);
   };
@@ -857,7 +884,8 @@ void Generator::copyStageDimension(StageCopy &copy, size_t k) {
   }
   size_t d = layout[k];
   auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
-  if (k + 1 == layout.size() && staticCount && staticCount->getSExtValue() > 1 &&
+  if (k + 1 == layout.size() && staticCount &&
+      (staticCount->getSExtValue() > 1 || copy.staged.holder.wholeVectors) &&
       (copy.in || copy.guards.empty())) {
     copyStageVectors(copy, d, staticCount->getSExtValue());
     return;
@@ -880,22 +908,27 @@ void Generator::emitStage(const Node &n, State &st) {
   const schedule::OperandPlacement &p = c_->operands[operand];
   const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
   IndexRanges ranges = stageIndexRanges(st);
-  StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges);
+  bool registers = c_->levels[size_t(buf.level)].registers;
+  std::vector<WriteBackGuard> guards = writeBackGuards(p, ranges);
+  // A guarded write-back copies element by element, which whole vectors cannot follow.
+  StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges, registers && guards.empty());
 
   Holder outerScratch;
   // A copy: pushing the staged holder below may move the one holderOf returns.
   const Holder outer = holderOf(operand, st, outerScratch);
   int bytes = ir::elemTypeBytes(tensor.type);
   // Register buffers are copied fully unrolled, so that every access has a constant offset and
-  // the buffer lives in registers; others in loops.
+  // the buffer lives in registers; others in loops. A buffer of whole vectors is copied a
+  // call's vector at a time, so that the copies and the calls access the same slices.
   StageCopy copy{staged,
                  outer,
                  st,
                  tensor.type,
                  v_.storageType(tensor.type),
-                 unsigned(std::max<int64_t>(1, 64 / bytes)),
-                 c_->levels[size_t(buf.level)].registers,
-                 writeBackGuards(p, ranges),
+                 staged.holder.wholeVectors ? unsigned(laneWidth_)
+                                            : unsigned(std::max<int64_t>(1, 64 / bytes)),
+                 registers,
+                 std::move(guards),
                  /*in=*/true,
                  std::vector<Value *>(p.access.indices.size(), c64(0))};
   copyStageDimension(copy, 0);
@@ -958,7 +991,9 @@ void Generator::emitCall(State &st) {
       if (vOf[j] >= 0 && q[j])
         vvalue[size_t(vOf[j])] = add(vvalue[size_t(vOf[j])], c64(q[j]));
     std::vector<Value *> point = pointOf(vvalue);
-    auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride) {
+    // `whole`: the run of lanes lies in a buffer padded to whole vectors, read and written
+    // unmasked.
+    auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride, bool &whole) {
       size_t o = size_t(instrAccess.tensor);
       const schedule::OperandPlacement &p = c_->operands[o];
       Holder scratch;
@@ -967,6 +1002,7 @@ void Generator::emitCall(State &st) {
       for (const auto &a : instrAccess.indices)
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
       stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
+      whole = h.wholeVectors && stride == 1;
       return address(p.tensor, p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {
@@ -974,18 +1010,21 @@ void Generator::emitCall(State &st) {
     };
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       int64_t stride;
-      Value *ptr = operandRef(a, stride);
+      bool whole;
+      Value *ptr = operandRef(a, stride, whole);
       ir::ElemType have = typeOf(a);
-      return v_.convert(v_.load(ptr, have, lanes, stride, active), have, want);
+      return v_.convert(v_.load(ptr, have, lanes, stride, whole ? lanes : active), have, want);
     };
     int64_t lhsStride;
-    Value *lhsPtr = operandRef(I.lhs, lhsStride);
+    bool lhsWhole;
+    Value *lhsPtr = operandRef(I.lhs, lhsStride, lhsWhole);
     ir::ElemType lhsType = typeOf(I.lhs);
+    unsigned lhsActive = lhsWhole ? lanes : active;
     Value *result;
     if (I.reduce == ir::ReduceOp::None) {
       result = v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType);
     } else {
-      Value *acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, active);
+      Value *acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, lhsActive);
       if (I.reduce == ir::ReduceOp::Sum && I.rhs.kind == ir::Expr::Kind::Mul) {
         Value *a = v_.convert(v_.eval(I.rhs.args[0], lanes, read), I.rhs.args[0].type, lhsType);
         Value *b = v_.convert(v_.eval(I.rhs.args[1], lanes, read), I.rhs.args[1].type, lhsType);
@@ -995,7 +1034,7 @@ void Generator::emitCall(State &st) {
             v_.combine(I.reduce, acc, v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
       }
     }
-    v_.store(result, lhsPtr, lhsType, lanes, lhsStride, active);
+    v_.store(result, lhsPtr, lhsType, lanes, lhsStride, lhsActive);
   };
   each(0);
 }
@@ -1090,6 +1129,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
   }
   st.stacks.resize(c_->operands.size());
   laneV_ = laneStmt_ = -1;
+  laneWidth_ = 0;
   if (c_->mapping >= 0) {
     const ir::Statement &I = t_.instructions[size_t(c_->instruction)].semantics.statements[0];
     if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
@@ -1098,6 +1138,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
             (c_->vindices[v].free || c_->vindices[v].instrExtent > 1)) {
           laneV_ = int(v);
           laneStmt_ = c_->vindices[v].stmtIndices.back();
+          laneWidth_ = c_->vindices[v].free ? 0 : c_->vindices[v].instrExtent;
         }
   }
   emit(ss.root, st);
