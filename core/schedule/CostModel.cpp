@@ -77,7 +77,7 @@ public:
     if (std::string why = writeBackProblem(); !why.empty())
       return invalid(why);
     if (c_.parallel >= 0)
-      coresUsed_ = std::min<double>(target_.cores, double(tripsOf(c_, 0, size_t(c_.parallel))));
+      coresUsed_ = parallelSpeedup(c_, int(target_.cores));
     for (size_t l = 1; l < c_.levels.size(); ++l) {
       LevelLoad load = loadOf(l);
       if (std::string why = capacityProblem(l, load, overfull); !why.empty())

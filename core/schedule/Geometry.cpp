@@ -29,6 +29,28 @@ int64_t tripsOf(const Config &c, size_t level, size_t v) {
   return (c.tiles[level][v] + step - 1) / step;
 }
 
+double parallelSpeedup(const Config &c, int threads) {
+  if (c.parallel < 0 || threads <= 1)
+    return 1;
+  size_t v = size_t(c.parallel);
+  const VirtualIndex &vi = c.vindices[v];
+  int64_t extent = c.tiles[0][v], step = stepOf(c, 0, v), trips = tripsOf(c, 0, v);
+  int64_t unit = vi.free ? 1 : std::max<int64_t>(1, vi.instrExtent);
+  auto callsOf = [&](int64_t trip) {
+    return (std::min(step, extent - trip * step) + unit - 1) / unit;
+  };
+  int64_t p = std::min<int64_t>(threads, trips), total = 0, busiest = 0;
+  for (int64_t t = 0; t < trips; ++t)
+    total += callsOf(t);
+  for (int64_t t = 0; t < p; ++t) {
+    int64_t calls = 0;
+    for (int64_t trip = t * trips / p; trip < (t + 1) * trips / p; ++trip)
+      calls += callsOf(trip);
+    busiest = std::max(busiest, calls);
+  }
+  return busiest > 0 ? double(total) / double(busiest) : 1;
+}
+
 double callCount(const Config &c) {
   double calls = 1;
   size_t innermost = c.levels.size() - 1;

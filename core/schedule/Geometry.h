@@ -30,6 +30,13 @@ int64_t tripsOf(const Config &c, size_t level, size_t v);
 // Instruction calls over the whole statement: each virtual index in steps of one call's extent.
 double callCount(const Config &c);
 
+// How much faster the parallel loop (level 0, over c.parallel) runs on `threads` threads than
+// on one, as the generated code splits it: each thread a contiguous block of its trips
+// ([t * T / P, (t + 1) * T / P) for P = min(threads, T)), a partial last trip costing its
+// calls. The busiest thread's calls set the time: three trips on two threads are 1.5x, not 2x.
+// 1 without a parallel loop.
+double parallelSpeedup(const Config &c, int threads);
+
 // Values each statement index takes over a tile of `tile[v]` elements of every virtual index.
 std::vector<int64_t> statementCounts(const ir::Statement &s,
                                      const std::vector<VirtualIndex> &vindices,

@@ -238,6 +238,10 @@ std::vector<int64_t> tileOptionsOf(const VirtualIndex &v) {
   for (int64_t m = 3; m <= 16; ++m)
     if (v.instrExtent * m < full && (m <= 8 || full % (v.instrExtent * m) == 0))
       opts.push_back(v.instrExtent * m);
+  // Shares of a parallel split: the extent in two, three or four even parts.
+  for (int64_t parts = 2; parts <= 4; ++parts)
+    if (int64_t share = roundUp((full + parts - 1) / parts, v.instrExtent); share < full)
+      opts.push_back(share);
   opts.push_back(full);
   std::sort(opts.begin(), opts.end());
   opts.erase(std::unique(opts.begin(), opts.end()), opts.end());

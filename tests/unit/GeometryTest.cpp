@@ -53,6 +53,31 @@ TEST(Geometry, StepsTripsAndCalls) {
   EXPECT_EQ(schedule::roundUp(15, 4), 16);
 }
 
+TEST(Geometry, ParallelSpeedupIsTheBusiestThreadsShare) {
+  Fixture x;
+  // A 3-level Config whose level-0 loop over f (extent 8, 4-lane calls) steps by the next
+  // level's tile.
+  x.c.levels.resize(3);
+  x.c.order.push_back({2, 0, 1});
+  x.c.parallel = 0;
+  auto withStep = [&](int64_t step) {
+    x.c.tiles = {{8, 15, 4}, {step, 16, 2}, {4, 16, 2}};
+    return schedule::parallelSpeedup(x.c, 2);
+  };
+  EXPECT_DOUBLE_EQ(withStep(4), 2); // two trips of one call each
+  EXPECT_DOUBLE_EQ(withStep(8), 1); // one trip: nothing to share
+  x.c.vindices[0].extent = 12;
+  x.c.tiles = {{12, 15, 4}, {4, 16, 2}, {4, 16, 2}};
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(x.c, 2), 1.5); // three trips on two threads
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(x.c, 3), 3);
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(x.c, 8), 3); // no more threads than trips
+  // A partial last trip: 12 in steps of 8 is 2 calls and 1 call.
+  x.c.tiles = {{12, 15, 4}, {8, 16, 2}, {4, 16, 2}};
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(x.c, 2), 1.5);
+  x.c.parallel = -1;
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(x.c, 2), 1);
+}
+
 TEST(Geometry, TileFootprintSplitsFusedIndices) {
   Fixture x;
   // A tile of 7 along h*w covers 2 values of h and all 5 of w; 2 of c.

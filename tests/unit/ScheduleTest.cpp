@@ -455,6 +455,19 @@ TEST(ScheduleGemm, PacksAndTransposedTilesAreNotFreeOnACpu) {
       << describe(pks, pk, *pinned.target);
 }
 
+TEST(ScheduleGemm, TheParallelLoopIsSplitEvenly) {
+  // 35 x 700 x 2048: n in tiles of 256 is three trips, and two threads then share them 1:2
+  // (a third of the second thread's time lost); the model counts the busiest thread, and the
+  // tile options include even shares, so the split is even.
+  Loaded s = fromText(kGemm + "instance skinny = gemm<35, 700, 2048>;\n", "x86_avx512", "skinny");
+  ASSERT_TRUE(s.target);
+  const ir::Kernel &k = s.kernel("skinny");
+  auto ks = s.session->schedule(k, *s.target, options());
+  const auto &c = ks.statements.at(0).config;
+  ASSERT_GE(c.parallel, 0) << describe(ks, k, *s.target);
+  EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(c, 2), 2) << describe(ks, k, *s.target);
+}
+
 TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
   // Caches and scratchpads: the reported working set of a valid schedule fits the capacity.
   // Register files: the register count is what must fit (checked by the micro-kernel tests);
