@@ -793,19 +793,23 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     block = packBlocks(p, p.staging[size_t(buf.level)], staged, shape);
   }
   // The blocks of every blocked dimension outermost, then the dimensions not blocked, then the
-  // elements within a block: each register tile's slice is then one contiguous panel.
+  // elements within a block: each register tile's slice is then one contiguous panel. The
+  // innermost dimension (the lanes') stays innermost, whole or within its block, so that a
+  // call reads its lanes with unit stride rather than gathering them.
   auto part = [&](size_t d) {
     return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
   };
+  size_t innermost = order.back();
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
       staged.layout.push_back({d, LayoutSlot::Part::Blocks});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::Whole)
+    if (part(d) == LayoutSlot::Part::Whole && d != innermost)
       staged.layout.push_back({d, LayoutSlot::Part::Whole});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::InBlock)
+    if (part(d) == LayoutSlot::Part::InBlock && d != innermost)
       staged.layout.push_back({d, LayoutSlot::Part::InBlock});
+  staged.layout.push_back({innermost, part(innermost)});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
   if (!block.empty()) {

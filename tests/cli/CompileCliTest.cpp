@@ -187,6 +187,29 @@ TEST(CompileCli, AssemblyHasTheEntryLabel) {
   EXPECT_EQ(dir.list(), std::vector<std::string>{"g.s"});
 }
 
+TEST(CompileCli, PackedBlocksKeepTheLanesContiguous) {
+  // T packed into L2 in blocks of the register tile's 4 rows of h: w, on the lanes, stays
+  // innermost in the pack, so every FMA loads its 16 lanes with one vector load; with the
+  // rows within a block innermost instead, each load was a gather of lanes 4 apart.
+  TempDir dir("packed");
+  std::ofstream(dir / "pw.isam")
+      << "kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) {\n"
+         "  O[f, h, w] += P[f, c] * T[c, h, w];\n"
+         "  schedule { map fma16; tile ZMM: w 16, h 4, f 4; }\n"
+         "}\n"
+         "instance pw_wide = pw<32, 112, 112, 64>;\n";
+  auto r = test::run(kIsamap + " compile " + sh(dir / "pw.isam") +
+                     " --target x86_avx512 --budget-candidates 3000 --seed 1 --emit=llvm -o " +
+                     sh(dir / "pw.ll") + " 2>&1");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto sched = test::run(kIsamap + " schedule " + sh(dir / "pw.isam") +
+                         " --target x86_avx512 --budget-candidates 3000 --seed 1");
+  ASSERT_TRUE(has(sched.out, "buffer T@L2")) << "no longer packs T: pick another shape\n"
+                                             << sched.out;
+  std::string ir = test::readFile((dir / "pw.ll").string());
+  EXPECT_FALSE(has(ir, "gather")) << sched.out;
+}
+
 TEST(CompileCli, LlvmIrDefinesTheEntryPoints) {
   TempDir dir("llvm");
   auto r = compile(kGemmSmall + " --emit=llvm -o " + sh(dir / "g.ll"));

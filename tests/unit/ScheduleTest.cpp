@@ -455,6 +455,29 @@ TEST(ScheduleGemm, PacksAndTransposedTilesAreNotFreeOnACpu) {
       << describe(pks, pk, *pinned.target);
 }
 
+TEST(ScheduleGemm, AccumulatorsOnAFusedLaneIndexAreCostedInMemory) {
+  // MobileNet's 14 x 14 pointwise GEMM: h*w on the lanes fills them best, but the backend lays
+  // its register tile of accumulators out over (h, w), where a vector's place depends on where
+  // the tile starts, so the tile lives on the stack and every FMA loads and stores its
+  // accumulator (3x slower than w or f on the lanes). The model must not choose it.
+  Loaded s = fromText("kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) "
+                      "{\n  O[f, h, w] += P[f, c] * T[c, h, w];\n}\n"
+                      "instance pw8 = pw<512, 14, 14, 512>;\n",
+                      "x86_avx512", "pw8");
+  ASSERT_TRUE(s.target);
+  const ir::Kernel &k = s.kernel("pw8");
+  auto ks = s.session->schedule(k, *s.target, options());
+  const auto &c = ks.statements.at(0).config;
+  ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
+  for (const auto &p : c.operands)
+    if (p.output) {
+      ASSERT_FALSE(p.dims.empty());
+      ASSERT_GE(p.dims.back(), 0);
+      EXPECT_EQ(c.vindices[size_t(p.dims.back())].stmtIndices.size(), 1u)
+          << describe(ks, k, *s.target);
+    }
+}
+
 TEST(ScheduleGemm, WorkingSetsFitEveryLevel) {
   // Caches and scratchpads: the reported working set of a valid schedule fits the capacity.
   // Register files: the register count is what must fit (checked by the micro-kernel tests);
