@@ -793,23 +793,27 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     block = packBlocks(p, p.staging[size_t(buf.level)], staged, shape);
   }
   // The blocks of every blocked dimension outermost, then the dimensions not blocked, then the
-  // elements within a block: each register tile's slice is then one contiguous panel. The
-  // innermost dimension (the lanes') stays innermost, whole or within its block, so that a
-  // call reads its lanes with unit stride rather than gathering them.
+  // elements within a block: each register tile's slice is then one contiguous panel. A lane
+  // dimension stays innermost, whole or within its block, so that a call reads its lanes with
+  // unit stride rather than gathering them (a broadcast operand's panel, A's in BLIS, has no
+  // lanes: its blocked rows go innermost).
   auto part = [&](size_t d) {
     return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
   };
-  size_t innermost = order.back();
+  size_t lanes = order.back();
+  bool keepLanes = laneStmt_ >= 0 && p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
+  auto later = [&](size_t d) { return keepLanes && d == lanes; };
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
       staged.layout.push_back({d, LayoutSlot::Part::Blocks});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::Whole && d != innermost)
+    if (part(d) == LayoutSlot::Part::Whole && !later(d))
       staged.layout.push_back({d, LayoutSlot::Part::Whole});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::InBlock && d != innermost)
+    if (part(d) == LayoutSlot::Part::InBlock && !later(d))
       staged.layout.push_back({d, LayoutSlot::Part::InBlock});
-  staged.layout.push_back({innermost, part(innermost)});
+  if (keepLanes)
+    staged.layout.push_back({lanes, part(lanes)});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
   if (!block.empty()) {
