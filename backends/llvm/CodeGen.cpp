@@ -1289,10 +1289,13 @@ bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
   size_t regs = c_->levels.size() - 1;
   if (!init || c_->mapping < 0 || !c_->levels[regs].registers)
     return false;
-  bool staged = false;
-  for (const auto &p : c_->operands)
+  // A statement that also reads its result would read the identity there before any tile.
+  bool staged = false, readsResult = false;
+  for (const auto &p : c_->operands) {
     staged = staged || (p.output && p.tensor == s_->lhs.tensor && p.staged[regs]);
-  if (!staged)
+    readsResult = readsResult || (!p.output && p.tensor == s_->lhs.tensor);
+  }
+  if (!staged || readsResult)
     return false;
   for (size_t v = 0; v < c_->vindices.size(); ++v)
     if (c_->vindices[v].reduction && c_->tiles[regs][v] != c_->vindices[v].extent)
