@@ -98,6 +98,8 @@ struct StageCopy {
   // corner) and its static size.
   std::vector<Value *> blockBase;
   std::vector<int64_t> blockSize;
+  bool fill = false; // in: the buffer starts at `fillValue` rather than the holder's values
+  double fillValue = 0;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -184,6 +186,7 @@ private:
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
+  bool initFoldable(const schedule::StatementSchedule &ss);
   int64_t calls(const Node &n, std::vector<int64_t> &size) const;
 
   // Statement index values at a point of the virtual indices.
@@ -212,6 +215,10 @@ private:
   int laneV_ = -1;        // the virtual index the instruction's lanes run along, or -1
   int laneStmt_ = -1;     // its innermost statement index
   int64_t laneWidth_ = 0; // the instruction's lanes along it, when a constant
+  // The statement's Init folded into its register stages (initFoldable): each starts its
+  // accumulators at the reduction's identity instead of loading them, and Init emits nothing.
+  bool initFolded_ = false;
+  double identity_ = 0;
 };
 
 void Generator::setAttributes(llvm::Function *f) {
@@ -414,7 +421,8 @@ void Generator::emit(const Node &n, State &st) {
       emit(x, st);
     return;
   case Node::Kind::Init:
-    emitInit(n.init);
+    if (!initFolded_)
+      emitInit(n.init);
     return;
   case Node::Kind::Scalar:
     emitScalar(st);
@@ -793,19 +801,27 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     block = packBlocks(p, p.staging[size_t(buf.level)], staged, shape);
   }
   // The blocks of every blocked dimension outermost, then the dimensions not blocked, then the
-  // elements within a block: each register tile's slice is then one contiguous panel.
+  // elements within a block: each register tile's slice is then one contiguous panel. A lane
+  // dimension stays innermost, whole or within its block, so that a call reads its lanes with
+  // unit stride rather than gathering them (a broadcast operand's panel, A's in BLIS, has no
+  // lanes: its blocked rows go innermost).
   auto part = [&](size_t d) {
     return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
   };
+  size_t lanes = order.back();
+  bool keepLanes = laneStmt_ >= 0 && p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
+  auto later = [&](size_t d) { return keepLanes && d == lanes; };
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
       staged.layout.push_back({d, LayoutSlot::Part::Blocks});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::Whole)
+    if (part(d) == LayoutSlot::Part::Whole && !later(d))
       staged.layout.push_back({d, LayoutSlot::Part::Whole});
   for (size_t d : order)
-    if (part(d) == LayoutSlot::Part::InBlock)
+    if (part(d) == LayoutSlot::Part::InBlock && !later(d))
       staged.layout.push_back({d, LayoutSlot::Part::InBlock});
+  if (keepLanes)
+    staged.layout.push_back({lanes, part(lanes)});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
   if (!block.empty()) {
@@ -924,6 +940,10 @@ std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
 // box.
 void Generator::copyStageElement(StageCopy &copy) {
   auto [sp, dp] = stagePointers(copy, copy.coord);
+  if (copy.in && copy.fill) {
+    v_.store(v_.constant(copy.fillValue, copy.type, 1), dp, copy.type, 1, 0, 1);
+    return;
+  }
   if (copy.in || copy.guards.empty()) {
     b_.CreateStore(b_.CreateLoad(copy.storage, copy.in ? sp : dp), copy.in ? dp : sp);
     return;
@@ -948,8 +968,9 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
     int64_t srcStride = copy.outer.strides[d];
     // The buffer's padding lanes are written too (zeros, in), and read whole (out).
     unsigned inBuffer = copy.staged.holder.wholeVectors ? width : active;
-    Value *x = copy.in ? v_.load(sp, copy.type, width, srcStride, active)
-                       : v_.load(dp, copy.type, width, 1, inBuffer);
+    Value *x = copy.in && copy.fill ? v_.constant(copy.fillValue, copy.type, width)
+               : copy.in            ? v_.load(sp, copy.type, width, srcStride, active)
+                                    : v_.load(dp, copy.type, width, 1, inBuffer);
     if (copy.in)
       v_.store(x, dp, copy.type, width, 1, inBuffer);
     else
@@ -1038,6 +1059,8 @@ void Generator::emitStage(const Node &n, State &st) {
                  std::vector<Value *>(p.access.indices.size(), c64(0)),
                  std::vector<Value *>(p.access.indices.size(), nullptr),
                  std::vector<int64_t>(p.access.indices.size(), 0)};
+  copy.fill = initFolded_ && registers && p.output;
+  copy.fillValue = identity_;
   copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
@@ -1248,7 +1271,39 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
           laneWidth_ = c_->vindices[v].free ? 0 : c_->vindices[v].instrExtent;
         }
   }
+  initFolded_ = initFoldable(ss);
   emit(ss.root, st);
+  initFolded_ = false;
+}
+
+// Whether the statement's Init can be folded into its register stages: the result is staged at
+// the register level, whose tile spans every reduction index whole, so each result element lies
+// in exactly one register stage, which computes it from the identity to the end and writes it
+// back (a memory-bound depthwise convolution otherwise writes its result three times: zeros,
+// then each tile loaded and stored back).
+bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
+  const schedule::Node *init = nullptr;
+  for (const auto &n : ss.root.body)
+    if (n.kind == Node::Kind::Init)
+      init = &n;
+  size_t regs = c_->levels.size() - 1;
+  if (!init || c_->mapping < 0 || !c_->levels[regs].registers)
+    return false;
+  // A statement that also reads its result would read the identity there before any tile.
+  bool staged = false, readsResult = false;
+  for (const auto &p : c_->operands) {
+    staged = staged || (p.output && p.tensor == s_->lhs.tensor && p.staged[regs]);
+    readsResult = readsResult || (!p.output && p.tensor == s_->lhs.tensor);
+  }
+  if (!staged || readsResult)
+    return false;
+  for (size_t v = 0; v < c_->vindices.size(); ++v)
+    if (c_->vindices[v].reduction && c_->tiles[regs][v] != c_->vindices[v].extent)
+      return false;
+  identity_ = init->init == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
+              : init->init == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                                : 0.0;
+  return true;
 }
 
 llvm::Function *Generator::kernelFunction() {

@@ -187,6 +187,52 @@ TEST(CompileCli, AssemblyHasTheEntryLabel) {
   EXPECT_EQ(dir.list(), std::vector<std::string>{"g.s"});
 }
 
+TEST(CompileCli, PackedBlocksKeepTheLanesContiguous) {
+  // T packed into L2 in blocks of the register tile's 4 rows of h: w, on the lanes, stays
+  // innermost in the pack, so every FMA loads its 16 lanes with one vector load; with the
+  // rows within a block innermost instead, each load was a gather of lanes 4 apart.
+  TempDir dir("packed");
+  std::ofstream(dir / "pw.isam")
+      << "kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) {\n"
+         "  O[f, h, w] += P[f, c] * T[c, h, w];\n"
+         "  schedule { map fma16; tile ZMM: w 16, h 4, f 4; }\n"
+         "}\n"
+         "instance pw_wide = pw<32, 112, 112, 64>;\n";
+  auto r = test::run(kIsamap + " compile " + sh(dir / "pw.isam") +
+                     " --target x86_avx512 --budget-candidates 3000 --seed 1 --emit=llvm -o " +
+                     sh(dir / "pw.ll") + " 2>&1");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto sched = test::run(kIsamap + " schedule " + sh(dir / "pw.isam") +
+                         " --target x86_avx512 --budget-candidates 3000 --seed 1");
+  ASSERT_TRUE(has(sched.out, "buffer T@L2")) << "no longer packs T: pick another shape\n"
+                                             << sched.out;
+  std::string ir = test::readFile((dir / "pw.ll").string());
+  EXPECT_FALSE(has(ir, "gather")) << sched.out;
+}
+
+TEST(CompileCli, ARegisterTileOverTheWholeReductionStartsAtTheIdentity) {
+  // The depthwise convolution's register tile spans r and s whole: each element of T is
+  // computed in one tile from zero to the end, so T is not zeroed first (a memset of all of
+  // it) and then loaded into the tile, only written once.
+  TempDir dir("init");
+  std::ofstream(dir / "dw.isam")
+      << "kernel dw<C, H, W>(I: f32[C, H + 2, W + 2], D: f32[C, 3, 3]) -> (T: f32[C, H, W]) {\n"
+         "  T[c, h, w] += I[c, h + r, w + s] * D[c, r, s];\n"
+         "}\n"
+         "instance dw8 = dw<512, 14, 14>;\n";
+  auto sched = test::run(kIsamap + " schedule " + sh(dir / "dw.isam") +
+                         " --target x86_avx512 --budget-candidates 3000 --seed 1");
+  ASSERT_TRUE(std::regex_search(sched.out, std::regex(R"(ZMM\[[^\n]*r=3 s=3\])")))
+      << "the register tile no longer spans the reduction: pick another shape\n"
+      << sched.out;
+  auto r = test::run(kIsamap + " compile " + sh(dir / "dw.isam") +
+                     " --target x86_avx512 --budget-candidates 3000 --seed 1 --emit=llvm -o " +
+                     sh(dir / "dw.ll") + " 2>&1");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::string ir = test::readFile((dir / "dw.ll").string());
+  EXPECT_FALSE(std::regex_search(ir, std::regex(R"(llvm\.memset[^\n]*%T,)"))) << sched.out;
+}
+
 TEST(CompileCli, LlvmIrDefinesTheEntryPoints) {
   TempDir dir("llvm");
   auto r = compile(kGemmSmall + " --emit=llvm -o " + sh(dir / "g.ll"));

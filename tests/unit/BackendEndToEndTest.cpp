@@ -96,6 +96,15 @@ Case bound(const std::string &file, const std::string &kernel,
 
 // The sample kernels with odd sizes: primes and 1 (remainders against every vector width and
 // tile, degenerate loops), each small enough for the interpreter to run in well under a second.
+Case text(const std::string &name, const std::string &source);
+
+// A pointwise convolution pinned to w on the lanes and rows of h in the register tile.
+const std::string kPointwiseBlocked =
+    "kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) {\n"
+    "  O[f, h, w] += P[f, c] * T[c, h, w];\n"
+    "  schedule { map fma16; tile ZMM: w 16, h 4, f 4; }\n"
+    "}\n";
+
 std::vector<Case> oddCases() {
   return {
       bound("gemm.isam", "gemm", {{"M", 67}, {"N", 131}, {"K", 257}}),
@@ -116,6 +125,12 @@ std::vector<Case> oddCases() {
       bound("conv2d.isam", "conv2d_nhwc",
             {{"N", 1}, {"H", 7}, {"W", 11}, {"C", 3}, {"K", 5}, {"R", 3}, {"S", 2}}),
       bound("dwsep.isam", "dwsep", {{"C", 5}, {"H", 7}, {"W", 11}, {"F", 3}}),
+      // Large enough for the pointwise GEMM's register tiles and packs (w or f on the lanes).
+      bound("dwsep.isam", "dwsep", {{"C", 37}, {"H", 13}, {"W", 15}, {"F", 29}}),
+      // T packed into L2 in blocks of the register tile's rows of h, with w on the lanes whole
+      // (b) or in blocks (a), and partial blocks at the ends.
+      text("pw_blocked_a", kPointwiseBlocked + "instance pw_blocked_a = pw<33, 45, 51, 13>;\n"),
+      text("pw_blocked_b", kPointwiseBlocked + "instance pw_blocked_b = pw<31, 61, 67, 9>;\n"),
       bound("gru.isam", "gru_cell", {{"B", 2}, {"I", 11}, {"H", 13}}),
       bound("lstm.isam", "lstm_cell", {{"B", 2}, {"I", 7}, {"H", 17}}),
       bound("attention.isam", "attention", {{"NH", 3}, {"S", 5}, {"T", 7}, {"D", 11}}),
