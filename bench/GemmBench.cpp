@@ -1,6 +1,6 @@
 // isamap's compiled kernels against the libraries people use instead: the DeepBench GEMM sizes
-// (fp32) against OpenBLAS, BLIS and oneDNN sgemm, and the dwsep and gru samples against oneDNN's
-// primitives, at each requested thread count, each figure also as a fraction of the target
+// (fp32) against OpenBLAS, BLIS and oneDNN sgemm, and the dwsep, gru and lstm samples against
+// oneDNN's primitives, at each requested thread count, each figure also as a fraction of the target
 // description's roofline; plus isamap's compile and map+schedule time per instance.
 //   build/bench/isamap_bench_gemm [--threads 1,2] [--filter SUBSTR] [--limit N] [--repeat R]
 //       [--target NAME] [--csv PATH] [--no-check] [--json PATH] [--libs openblas,blis,onednn]
@@ -317,16 +317,18 @@ int main(int argc, char **argv) {
   Report dwsep("dwsep (samples/dwsep.isam) vs oneDNN depthwise 3x3 + 1x1 convolutions",
                {"onednn-nchw", "onednn-blocked"}, stdout);
   Report gru("gru (samples/gru.isam) vs oneDNN LBR GRU, one step", {"onednn-lbr-gru"}, stdout);
-  runLayerSuite(cx, dwsep, gru);
+  Report lstm("lstm (samples/lstm.isam) vs oneDNN LSTM, one step", {"onednn-lstm"}, stdout);
+  runLayerSuite(cx, dwsep, gru, lstm);
 
   std::printf("\n== summary ==\n");
   gemm.printSummary();
   dwsep.printSummary();
   gru.printSummary();
+  lstm.printSummary();
 
   if (!o.jsonPath.empty())
-    writeJson(cx, libs, {&gemm, &dwsep, &gru});
-  size_t failures = gemm.failures() + dwsep.failures() + gru.failures();
+    writeJson(cx, libs, {&gemm, &dwsep, &gru, &lstm});
+  size_t failures = gemm.failures() + dwsep.failures() + gru.failures() + lstm.failures();
   if (failures)
     std::printf("%zu FAILED checks\n", failures);
   return failures ? 1 : 0;

@@ -1,6 +1,6 @@
-// The layer suite: the full-size instances of samples/dwsep.isam and samples/gru.isam (not the
-// *_small / *_unit test instances), compiled by isamap and run against the same computation
-// built from oneDNN primitives (OnednnLayers.h), on the same inputs.
+// The layer suite: the full-size instances of samples/dwsep.isam, samples/gru.isam and
+// samples/lstm.isam (not the *_small / *_unit test instances), compiled by isamap and run against
+// the same computation built from oneDNN primitives (OnednnLayers.h), on the same inputs.
 #include "OnednnLayers.h"
 #include "Suites.h"
 
@@ -32,8 +32,9 @@ struct Variant {
       make;
 };
 
-void runSample(Context &cx, const std::string &sample, const std::vector<Variant> &variants,
-               Report &report) {
+// `output`: the output compared with oneDNN's (the one OnednnLayer::result gives).
+void runSample(Context &cx, const std::string &sample, const std::string &output,
+               const std::vector<Variant> &variants, Report &report) {
   const Options &o = cx.options;
   const std::string file = o.sourceDir + "/samples/" + sample;
   std::string error;
@@ -57,10 +58,9 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
       std::fprintf(stderr, "%s: %s\n", name.c_str(), ck.error.c_str());
       continue;
     }
-    // Every input and output, by name; `out` is the kernel's one output.
+    // Every input and output, by name.
     std::map<std::string, Buffer> buffers;
     std::vector<void *> args;
-    std::string out;
     uint64_t seed = 1;
     for (const auto &t : ck.kernel.tensors) {
       if (t.role == ir::TensorRole::Local)
@@ -68,11 +68,13 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
       Buffer &b = buffers[t.name] = Buffer(size_t(t.elementCount()));
       if (t.role == ir::TensorRole::Input)
         fillRandom(b, seed++);
-      else
-        out = t.name;
       args.push_back(b.data());
     }
-    size_t outCount = buffers[out].size();
+    if (!buffers.count(output)) {
+      std::fprintf(stderr, "%s: no output %s\n", name.c_str(), output.c_str());
+      continue;
+    }
+    size_t outCount = buffers[output].size();
     Buffer ref(outCount);
 
     for (int threads : o.threads) {
@@ -113,7 +115,7 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
         row.libraries.push_back(f);
       }
 
-      measureIsamap(row, ck, args, threads, o, buffers[out], ref, outCount, reference);
+      measureIsamap(row, ck, args, threads, o, buffers[output], ref, outCount, reference);
       report.add(std::move(row));
     }
   }
@@ -121,16 +123,16 @@ void runSample(Context &cx, const std::string &sample, const std::vector<Variant
 
 } // namespace
 
-void runLayerSuite(Context &cx, Report &dwsep, Report &gru) {
+void runLayerSuite(Context &cx, Report &dwsep, Report &gru, Report &lstm) {
   auto dwsepVariant = [](bool blocked) {
     return [blocked](const ir::Kernel &k, std::map<std::string, Buffer> &b) {
       return makeDwsep(sizeOf(k, "C"), sizeOf(k, "H"), sizeOf(k, "W"), sizeOf(k, "F"),
                        b["I"].data(), b["D"].data(), b["P"].data(), blocked);
     };
   };
-  runSample(cx, "dwsep.isam",
+  runSample(cx, "dwsep.isam", "O",
             {{"onednn-nchw", dwsepVariant(false)}, {"onednn-blocked", dwsepVariant(true)}}, dwsep);
-  runSample(cx, "gru.isam",
+  runSample(cx, "gru.isam", "Hn",
             {{"onednn-lbr-gru",
               [](const ir::Kernel &k, std::map<std::string, Buffer> &b) {
                 return makeLbrGru(sizeOf(k, "B"), sizeOf(k, "I"), sizeOf(k, "H"), b["X"].data(),
@@ -138,6 +140,15 @@ void runLayerSuite(Context &cx, Report &dwsep, Report &gru) {
                                   b["Bh"].data());
               }}},
             gru);
+  // Hn reads Cn and every gate: comparing it checks the whole cell.
+  runSample(cx, "lstm.isam", "Hn",
+            {{"onednn-lstm",
+              [](const ir::Kernel &k, std::map<std::string, Buffer> &b) {
+                return makeLstm(sizeOf(k, "B"), sizeOf(k, "I"), sizeOf(k, "H"), b["X"].data(),
+                                b["Hp"].data(), b["Cp"].data(), b["W"].data(), b["U"].data(),
+                                b["Bias"].data());
+              }}},
+            lstm);
 }
 
 } // namespace isam::bench

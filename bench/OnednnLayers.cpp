@@ -1,4 +1,4 @@
-// dwsep and the LBR GRU cell on oneDNN primitives (see OnednnLayers.h).
+// dwsep, the LBR GRU cell and the LSTM cell on oneDNN primitives (see OnednnLayers.h).
 #include "OnednnLayers.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -185,6 +185,75 @@ private:
   size_t count_ = 0;
 };
 
+class Lstm : public OnednnLayer {
+public:
+  Lstm(int64_t batch, int64_t input, int64_t hidden, const float *x, const float *hPrev,
+       const float *cPrev, const float *w, const float *u, const float *bias)
+      : eng_(dnnl::engine::kind::cpu, 0), strm_(eng_) {
+    using L = dnnl::lstm_forward;
+    // One layer, one direction, one time step.
+    memory::desc srcLayer({1, batch, input}, kF32, Tag::tnc);
+    memory::desc state({1, 1, batch, hidden}, kF32, Tag::ldnc);
+    memory::desc biasDesc({1, 1, 4, hidden}, kF32, Tag::ldgo);
+    memory::desc dstLayer({1, batch, hidden}, kF32, Tag::tnc);
+    L::desc desc(dnnl::prop_kind::forward_inference, dnnl::rnn_direction::unidirectional_left2right,
+                 srcLayer, state, state, memory::desc({1, 1, input, 4, hidden}, kF32, Tag::any),
+                 memory::desc({1, 1, hidden, 4, hidden}, kF32, Tag::any), biasDesc, dstLayer, state,
+                 state); // oneDNN wants both final states or neither
+    L::primitive_desc pd(desc, eng_);
+    lstm_ = L(pd);
+    implementation_ = pd.impl_info_str();
+
+    // The kernel's W[I, 4, H] and U[H, 4, H] are oneDNN's ldigo with the same gate order;
+    // converted into its preferred layout once, untimed (copied when no reorder was needed, so
+    // that the timed part never writes the caller's buffers).
+    auto weights = [&](const float *from, int64_t rows, const memory::desc &to) {
+      memory plain = wrap(memory::desc({1, 1, rows, 4, hidden}, kF32, Tag::ldigo), eng_, from);
+      memory out = convert(plain, to, eng_, strm_);
+      if (out.get_data_handle() == plain.get_data_handle()) {
+        out = memory(to, eng_);
+        std::memcpy(out.get_data_handle(), from, to.get_size());
+      }
+      return out;
+    };
+    weightsLayer_ = weights(w, input, pd.weights_layer_desc());
+    weightsIter_ = weights(u, hidden, pd.weights_iter_desc());
+    srcLayer_ = wrap(srcLayer, eng_, x);
+    srcIter_ = wrap(state, eng_, hPrev);
+    srcIterC_ = wrap(state, eng_, cPrev);
+    bias_ = wrap(biasDesc, eng_, bias);
+    dstLayer_ = memory(dstLayer, eng_);
+    dstIter_ = memory(state, eng_);
+    dstIterC_ = memory(state, eng_);
+    count_ = size_t(batch * hidden);
+  }
+
+  void run() override {
+    lstm_.execute(strm_, {{DNNL_ARG_SRC_LAYER, srcLayer_},
+                          {DNNL_ARG_SRC_ITER, srcIter_},
+                          {DNNL_ARG_SRC_ITER_C, srcIterC_},
+                          {DNNL_ARG_WEIGHTS_LAYER, weightsLayer_},
+                          {DNNL_ARG_WEIGHTS_ITER, weightsIter_},
+                          {DNNL_ARG_BIAS, bias_},
+                          {DNNL_ARG_DST_LAYER, dstLayer_},
+                          {DNNL_ARG_DST_ITER, dstIter_},
+                          {DNNL_ARG_DST_ITER_C, dstIterC_}});
+    strm_.wait();
+  }
+
+  void result(float *out) override {
+    std::memcpy(out, dstLayer_.get_data_handle(), count_ * sizeof(float));
+  }
+
+private:
+  dnnl::engine eng_;
+  dnnl::stream strm_;
+  dnnl::lstm_forward lstm_;
+  memory srcLayer_, srcIter_, srcIterC_, weightsLayer_, weightsIter_, bias_, dstLayer_, dstIter_,
+      dstIterC_;
+  size_t count_ = 0;
+};
+
 } // namespace
 
 std::unique_ptr<OnednnLayer> makeDwsep(int64_t c, int64_t h, int64_t w, int64_t f, const float *in,
@@ -197,6 +266,12 @@ std::unique_ptr<OnednnLayer> makeLbrGru(int64_t batch, int64_t input, int64_t hi
                                         const float *x, const float *hPrev, const float *w,
                                         const float *u, const float *bx, const float *bh) {
   return std::make_unique<LbrGru>(batch, input, hidden, x, hPrev, w, u, bx, bh);
+}
+
+std::unique_ptr<OnednnLayer> makeLstm(int64_t batch, int64_t input, int64_t hidden, const float *x,
+                                      const float *hPrev, const float *cPrev, const float *w,
+                                      const float *u, const float *bias) {
+  return std::make_unique<Lstm>(batch, input, hidden, x, hPrev, cPrev, w, u, bias);
 }
 
 } // namespace isam::bench

@@ -1,6 +1,6 @@
-// The oneDNN side of the layer benchmarks: the `dwsep` and `gru_cell` kernels of samples/
-// computed with oneDNN primitives, from the same dense row-major inputs the isamap kernels take.
-// Weights are converted to oneDNN's preferred layouts once, outside the timed part, as an
+// The oneDNN side of the layer benchmarks: the `dwsep`, `gru_cell` and `lstm_cell` kernels of
+// samples/ computed with oneDNN primitives, from the same dense row-major inputs the isamap kernels
+// take. Weights are converted to oneDNN's preferred layouts once, outside the timed part, as an
 // inference framework does; activations stay as the variant says.
 #pragma once
 
@@ -40,5 +40,13 @@ std::unique_ptr<OnednnLayer> makeDwsep(int64_t c, int64_t h, int64_t w, int64_t 
 std::unique_ptr<OnednnLayer> makeLbrGru(int64_t batch, int64_t input, int64_t hidden,
                                         const float *x, const float *hPrev, const float *w,
                                         const float *u, const float *bx, const float *bh);
+
+// lstm_cell<B, I, H> (vanilla LSTM, no peepholes): X[B, I], Hp[B, H], Cp[B, H], W[I, 4, H],
+// U[H, 4, H], Bias[4, H] -> Hn[B, H] (and Cn[B, H]), gates in the order i, f, c~, o: oneDNN's
+// order, so the weights are only converted into its preferred layout. result() gives Hn, which
+// reads every gate and Cn.
+std::unique_ptr<OnednnLayer> makeLstm(int64_t batch, int64_t input, int64_t hidden, const float *x,
+                                      const float *hPrev, const float *cPrev, const float *w,
+                                      const float *u, const float *bias);
 
 } // namespace isam::bench

@@ -54,9 +54,9 @@ std::optional<std::vector<GemmProblem>> readGemmProblems(const std::string &path
 
 void runGemmSuite(Context &context, const std::vector<GemmProblem> &problems, Report &report);
 
-// dwsep (oneDNN depthwise + 1x1 convolutions, plain and blocked layouts) and gru (oneDNN's LBR
-// GRU primitive); one report each.
-void runLayerSuite(Context &context, Report &dwsep, Report &gru);
+// dwsep (oneDNN depthwise + 1x1 convolutions, plain and blocked layouts), gru (oneDNN's LBR
+// GRU primitive) and lstm (oneDNN's LSTM primitive); one report each.
+void runLayerSuite(Context &context, Report &dwsep, Report &gru, Report &lstm);
 
 // Times isamap's compiled kernel on `threads` threads (passed to each call) into `row.isamap` and
 // checks its output `got` (`count` elements, NaN-filled first) against `ref`, the result of the

@@ -1,13 +1,16 @@
 #include "schedule/Scheduler.h"
 
+#include "schedule/PointwiseCost.h"
+
 #include <algorithm>
 
 namespace isam::schedule {
 
 namespace {
 
-// Below this many points a statement's scalar code runs on one thread.
-constexpr int64_t kParallelPoints = 1 << 15;
+// Below this many cycles on one core a statement's scalar code runs on one thread: a parallel
+// loop's fork and join cost a few microseconds.
+constexpr double kParallelCycles = 1 << 15;
 
 // Scalar code: the statement's loop nest over the outermost memory, with its longest-enough
 // write index shared among the cores when the statement is large enough to be worth it.
@@ -40,7 +43,8 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
       }
       c.doubleBuffered.push_back(false);
     }
-  if (!c.levels.empty() && target.cores > 1 && s.pointCount() >= kParallelPoints) {
+  if (!c.levels.empty() && target.cores > 1 &&
+      pointwiseCycles(kernel, target, statement, 1) >= kParallelCycles) {
     // The outermost write index with a couple of rows per core, else the longest one.
     auto extent = [&](int v) { return c.vindices[size_t(v)].extent; };
     for (size_t v = 0; v < c.vindices.size() && c.parallel < 0; ++v)
@@ -78,7 +82,10 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
   }
   out.cost.valid = true;
   out.cost.bound = Bound::ScalarCode;
-  out.cost.cycles = double(s.pointCount());
+  double cores = 1;
+  if (c.parallel >= 0)
+    cores = double(std::min<int64_t>(target.cores, c.vindices[size_t(c.parallel)].extent));
+  out.cost.cycles = pointwiseCycles(kernel, target, statement, cores);
   out.cost.computeCycles = out.cost.cycles;
   return out;
 }
