@@ -35,6 +35,7 @@ struct Case {
   std::string file; // samples/FILE; empty when `text` is the source
   std::string text;
   InstanceSelector selector;
+  bool reciprocalMath = false; // SessionOptions::reciprocalMath
 };
 
 void PrintTo(const Case &c, std::ostream *os) {
@@ -135,6 +136,11 @@ Case text(const std::string &name, const std::string &source) {
   return c;
 }
 
+Case reciprocal(Case c) {
+  c.reciprocalMath = true;
+  return c;
+}
+
 // Element types, functions and shapes the samples do not use.
 std::vector<Case> typeCases() {
   return {
@@ -171,6 +177,21 @@ std::vector<Case> typeCases() {
                          "  S += A[i] * B[i];\n"
                          "}\n"
                          "instance scalar_dot = dot<101>;\n"),
+      // Divisions by constants (ir/Canonicalize.h): exact ones are multiplications, on odd sizes
+      // and a reduction (an average pool); the others stay divisions.
+      text("divisions", "kernel v<H, W>(X: f32[H, W], F: f16[W]) -> (Y: f32[W], Z: f16[W], "
+                        "T: f32[W]) {\n"
+                        "  Y[w] += X[h, w] / 8;\n"
+                        "  Z[w] = F[w] / -0.5 + F[w] / 3;\n"
+                        "  T[w] = X[0, w] / 7;\n"
+                        "}\n"
+                        "instance divisions = v<13, 37>;\n"),
+      reciprocal(text("reciprocal_math",
+                      "kernel r<H, W>(X: f32[H, W], F: f16[W]) -> (Y: f32[W], Z: f16[W]) {\n"
+                      "  Y[w] += X[h, w] / 13;\n"
+                      "  Z[w] = F[w] / 3;\n"
+                      "}\n"
+                      "instance reciprocal_math = r<13, 37>;\n")),
       // An output written, read back and written again.
       text("rewritten", "kernel k<N>(A: f32[N]) -> (B: f32[N], C: f32[N]) {\n"
                         "  B[i] = A[i];\n"
@@ -210,7 +231,9 @@ struct Compiled {
 };
 
 void load(const Case &c, Compiled &out, const std::string &targetName = "host") {
-  out.session = std::make_unique<Session>();
+  SessionOptions sessionOptions;
+  sessionOptions.reciprocalMath = c.reciprocalMath;
+  out.session = std::make_unique<Session>(sessionOptions);
   if (c.file.empty()) {
     out.session->loadText(c.name + ".isam", c.text);
   } else {
