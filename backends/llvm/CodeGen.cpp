@@ -33,6 +33,8 @@ constexpr uint64_t kStackBufferBytes = 64 << 10; // larger staging buffers go on
 // An operand's current holder: the tensor itself, or a staged buffer over a bounding box.
 struct Holder {
   Value *ptr = nullptr;
+  // Its elements' type: the tensor's, or a computed operand's (schedule::stagedType).
+  ir::ElemType type = ir::ElemType::F32;
   std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
   std::vector<int64_t> strides; // elements
 };
@@ -78,6 +80,10 @@ struct StageCopy {
   std::vector<WriteBackGuard> guards;
   bool in;
   std::vector<Value *> coord; // tensor coordinates of the point being copied
+  // A computed operand's pack: each element of the holder outside (of type `outerType`) goes
+  // through this expression on its way in (nullptr: a plain copy, outerType == type).
+  const ir::Expr *compute = nullptr;
+  ir::ElemType outerType = ir::ElemType::F32;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -155,6 +161,7 @@ private:
   void copyStageDimension(StageCopy &copy, size_t k);
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements);
   void copyStageElement(StageCopy &copy);
+  Value *computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -163,8 +170,7 @@ private:
   // Statement index values at a point of the virtual indices.
   std::vector<Value *> pointOf(const std::vector<Value *> &vvalue);
   Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
-  Value *address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
-                 const Holder &h);
+  Value *address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h);
   // Elements from the holder's start to tensor coordinates `coord`.
   Value *offsetIn(const Holder &h, const std::vector<Value *> &coord);
   Holder tensorHolder(int tensor);
@@ -276,6 +282,7 @@ void Generator::loop(int64_t count, bool unroll, const std::function<void(Value 
 Holder Generator::tensorHolder(int tensor) {
   Holder h;
   h.ptr = scope_.tensors[size_t(tensor)];
+  h.type = k_.tensors[size_t(tensor)].type;
   const auto &shape = k_.tensors[size_t(tensor)].shape;
   h.strides.assign(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;)
@@ -316,12 +323,11 @@ Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point)
   return x;
 }
 
-Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
-                          const Holder &h) {
+Value *Generator::address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h) {
   std::vector<Value *> coord;
   for (const auto &d : a.indices)
     coord.push_back(affine(d, point));
-  llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
+  llvm::Type *et = v_.storageType(h.type);
   return b_.CreateInBoundsGEP(et, h.ptr, offsetIn(h, coord));
 }
 
@@ -753,8 +759,9 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     staged.holder.strides[staged.layout[k]] = elements;
     elements *= shape[staged.layout[k]];
   }
+  staged.holder.type = schedule::stagedType(k_, p);
   staged.holder.ptr =
-      allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
+      allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(staged.holder.type)), buf.name);
   return staged;
 }
 
@@ -805,14 +812,27 @@ std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
                                                      const std::vector<Value *> &coord) {
   const Holder &outer = copy.outer, &h = copy.staged.holder;
   Value *src = offsetIn(outer, coord), *dst = offsetIn(h, coord);
-  return std::pair(b_.CreateInBoundsGEP(copy.storage, outer.ptr, src),
+  return std::pair(b_.CreateInBoundsGEP(v_.storageType(outer.type), outer.ptr, src),
                    b_.CreateInBoundsGEP(copy.storage, h.ptr, dst));
+}
+
+// A computed operand's value from `lanes` elements of its access read from the holder outside.
+Value *Generator::computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes) {
+  Values::Reader read = [&](const ir::Access &, ir::ElemType want) {
+    return v_.convert(outer, copy.outerType, want);
+  };
+  return v_.convert(v_.eval(*copy.compute, lanes, read), copy.compute->type, copy.type);
 }
 
 // One element; a guarded write-back branches around the store when the point is outside the
 // box.
 void Generator::copyStageElement(StageCopy &copy) {
   auto [sp, dp] = stagePointers(copy, copy.coord);
+  if (copy.compute) {
+    v_.store(computeStageValue(copy, v_.load(sp, copy.outerType, 1, 0, 1), 1), dp, copy.type, 1, 0,
+             1);
+    return;
+  }
   if (copy.in || copy.guards.empty()) {
     b_.CreateStore(b_.CreateLoad(copy.storage, copy.in ? sp : dp), copy.in ? dp : sp);
     return;
@@ -835,8 +855,11 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
     copy.coord[d] = add(copy.staged.holder.lo[d], mul(iv, c64(width)));
     auto [sp, dp] = stagePointers(copy, copy.coord);
     int64_t srcStride = copy.outer.strides[d];
-    Value *x = copy.in ? v_.load(sp, copy.type, width, srcStride, active)
-                       : v_.load(dp, copy.type, width, 1, active);
+    Value *x =
+        copy.compute
+            ? computeStageValue(copy, v_.load(sp, copy.outerType, width, srcStride, active), width)
+        : copy.in ? v_.load(sp, copy.type, width, srcStride, active)
+                  : v_.load(dp, copy.type, width, 1, active);
     if (copy.in)
       v_.store(x, dp, copy.type, width, 1, active);
     else
@@ -881,23 +904,28 @@ void Generator::emitStage(const Node &n, State &st) {
   const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
   IndexRanges ranges = stageIndexRanges(st);
   StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges);
+  // A computed operand's outermost buffer is its pack, which computes it from the tensor.
+  bool computes = p.computed && st.stacks[operand].empty();
 
   Holder outerScratch;
   // A copy: pushing the staged holder below may move the one holderOf returns.
   const Holder outer = holderOf(operand, st, outerScratch);
-  int bytes = ir::elemTypeBytes(tensor.type);
+  ir::ElemType type = staged.holder.type;
+  int bytes = ir::elemTypeBytes(type);
   // Register buffers are copied fully unrolled, so that every access has a constant offset and
   // the buffer lives in registers; others in loops.
   StageCopy copy{staged,
                  outer,
                  st,
-                 tensor.type,
-                 v_.storageType(tensor.type),
+                 type,
+                 v_.storageType(type),
                  unsigned(std::max<int64_t>(1, 64 / bytes)),
                  c_->levels[size_t(buf.level)].registers,
                  writeBackGuards(p, ranges),
                  /*in=*/true,
-                 std::vector<Value *>(p.access.indices.size(), c64(0))};
+                 std::vector<Value *>(p.access.indices.size(), c64(0)),
+                 computes ? &*p.computed : nullptr,
+                 outer.type};
   copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
@@ -967,10 +995,11 @@ void Generator::emitCall(State &st) {
       for (const auto &a : instrAccess.indices)
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
       stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
-      return address(p.tensor, p.access, point, h);
+      return address(p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {
-      return k_.tensors[size_t(c_->operands[size_t(a.tensor)].tensor)].type;
+      Holder scratch;
+      return holderOf(size_t(a.tensor), st, scratch).type;
     };
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       int64_t stride;
@@ -1035,10 +1064,10 @@ void Generator::emitScalar(State &st) {
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       Holder h = tensorHolder(a.tensor);
       ir::ElemType have = k_.tensors[size_t(a.tensor)].type;
-      return v_.convert(v_.load(address(a.tensor, a, point, h), have, 1, 0, 1), have, want);
+      return v_.convert(v_.load(address(a, point, h), have, 1, 0, 1), have, want);
     };
     Holder h = tensorHolder(s_->lhs.tensor);
-    Value *ptr = address(s_->lhs.tensor, s_->lhs, point, h);
+    Value *ptr = address(s_->lhs, point, h);
     Value *value = v_.convert(v_.eval(s_->rhs, 1, read), s_->rhs.type, out.type);
     if (s_->reduce != ir::ReduceOp::None) {
       // The sum may be reassociated: LLVM then vectorises the reduction loop with partial sums
@@ -1072,8 +1101,7 @@ void Generator::emitInit(ir::ReduceOp op) {
     double value = op == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
                    : op == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                              : 0.0;
-    v_.store(v_.constant(value, out.type, 1), address(s_->lhs.tensor, s_->lhs, point, h), out.type,
-             1, 0, 1);
+    v_.store(v_.constant(value, out.type, 1), address(s_->lhs, point, h), out.type, 1, 0, 1);
   };
   nest(0);
 }
