@@ -16,6 +16,12 @@ void addCommonOptions(CLI::App &cmd, CommonOptions &opts) {
           std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}}));
 }
 
+void addReciprocalMathOption(CLI::App &cmd, CommonOptions &opts) {
+  cmd.add_flag("--reciprocal-math", opts.reciprocalMath,
+               "Divide by a constant as a multiplication by its reciprocal rounded to the type, "
+               "also where that is inexact (x / 3); exact ones (x / 64) always are");
+}
+
 void addSearchOptions(CLI::App &cmd, SearchOptions &opts) {
   cmd.add_option("--search", opts.search, "Search strategy")
       ->check(CLI::IsMember({"exhaustive", "beam", "random"}));
@@ -48,6 +54,7 @@ SessionOptions sessionOptions(const CommonOptions &opts) {
   SessionOptions s;
   s.searchPath = opts.includeDirs;
   s.hostMeter = backend::measureFmaGflops;
+  s.reciprocalMath = opts.reciprocalMath;
   return s;
 }
 

@@ -21,6 +21,7 @@ enum class Format { Text, Json };
 struct CommonOptions {
   std::vector<std::string> includeDirs;
   Format format = Format::Text;
+  bool reciprocalMath = false; // --reciprocal-math (SessionOptions::reciprocalMath)
 };
 
 struct SelectorOptions {
@@ -49,6 +50,9 @@ struct SearchOptions {
 
 void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
 void addSearchOptions(CLI::App &cmd, SearchOptions &opts);
+// --reciprocal-math, for the commands that work on a kernel's IR (dump-ir, map, schedule,
+// compile, run).
+void addReciprocalMathOption(CLI::App &cmd, CommonOptions &opts);
 schedule::ScheduleOptions scheduleOptions(const SearchOptions &opts, uint64_t seed);
 void addSelectorOptions(CLI::App &cmd, SelectorOptions &opts);
 

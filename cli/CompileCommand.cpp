@@ -157,6 +157,7 @@ Action registerCompile(CLI::App &app) {
                   "usual extension, in the current directory)");
   cmd->add_option("--seed", opts->seed, "Seed of the schedule search");
   addCommonOptions(*cmd, opts->common);
+  addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
   addPrintAfterOption(*cmd, opts->printAfter);

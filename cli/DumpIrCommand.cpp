@@ -18,6 +18,7 @@ Action registerDumpIr(CLI::App &app) {
   auto *cmd = app.add_subcommand("dump-ir", "Print the compute IR and the hardware model");
   cmd->add_option("file", opts->file, "The .isam file")->required();
   addCommonOptions(*cmd, opts->common);
+  addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));

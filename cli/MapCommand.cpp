@@ -31,6 +31,7 @@ Action registerMap(CLI::App &app) {
   cmd->add_option("--max-candidates", opts->maxCandidates, "Mappings kept per instruction")
       ->check(CLI::Range(1, 10000));
   addCommonOptions(*cmd, opts->common);
+  addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   return [opts]() {
     Session session(sessionOptions(opts->common));

@@ -294,6 +294,7 @@ Action registerRun(CLI::App &app) {
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);
+  addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
   addPrintAfterOption(*cmd, opts->printAfter);

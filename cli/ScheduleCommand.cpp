@@ -33,6 +33,7 @@ Action registerSchedule(CLI::App &app) {
   cmd->add_flag("--check", opts->check,
                 "Execute the schedule on random inputs and compare with the reference");
   addCommonOptions(*cmd, opts->common);
+  addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addPrintAfterOption(*cmd, opts->printAfter);
   return [opts]() {

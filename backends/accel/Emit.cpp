@@ -156,7 +156,7 @@ private:
       OperandPlan &o = p.operands[size_t(pl.operand)];
       o.tensor = pl.tensor;
       o.output = pl.output;
-      o.elemBytes = ir::elemTypeBytes(k_.tensors[size_t(pl.tensor)].type);
+      o.elemBytes = ir::elemTypeBytes(schedule::stagedType(k_, pl));
       if (op.shape.size() != 2)
         fail(p, "operand " + op.name + " of " + p.instr->name +
                     " is not a matrix; the accelerator backend lays out 2-D operands");
@@ -179,7 +179,8 @@ private:
       for (size_t d = o.dims.size() - 1; d-- > 0;)
         o.viewStrides[d] = o.viewStrides[d + 1] * o.extents[d + 1];
       o.allocation = pl.tensor;
-      if (!sameLayout(s, c.vindices, pl.access, o)) {
+      // A computed operand always has a view: the host computes it there as it packs.
+      if (pl.computed || !sameLayout(s, c.vindices, pl.access, o)) {
         Allocation a;
         a.name = k_.tensors[size_t(pl.tensor)].name + "@s" + std::to_string(c.statement);
         a.tensor = pl.tensor;
@@ -190,6 +191,7 @@ private:
         for (int v : o.dims)
           a.groups.push_back(v >= 0 ? c.vindices[size_t(v)].stmtIndices : std::vector<int>{});
         a.bytes = uint64_t(o.viewStrides[0] * o.extents[0]);
+        a.computed = pl.computed;
         o.allocation = place(std::move(a));
         o.packed = true;
       }

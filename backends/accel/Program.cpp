@@ -7,6 +7,10 @@
 
 namespace isam::accel {
 
+ir::ElemType elementType(const Allocation &a, const ir::Kernel &kernel) {
+  return a.computed ? a.computed->type : kernel.tensors[size_t(a.tensor)].type;
+}
+
 namespace {
 
 // `MEM[0xADDR]`, with the row stride when rows are not back to back and the valid extent when
@@ -72,6 +76,42 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return out + "]";
 }
 
+// A computed view's expression: kinds, types and functions by number, checked when read back.
+nlohmann::json exprJson(const ir::Expr &e) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const auto &a : e.args)
+    args.push_back(exprJson(a));
+  return {{"kind", int(e.kind)},
+          {"type", int(e.type)},
+          {"value", e.value},
+          {"fn", int(e.fn)},
+          {"args", args}};
+}
+
+// Reads back what exprJson wrote; every read is of `access` (the view's), so it is not stored.
+ir::Expr exprFromJson(const nlohmann::json &j, const ir::Access &access, int depth = 0) {
+  ir::Expr e;
+  int kind = j.at("kind").get<int>(), type = j.at("type").get<int>(), fn = j.at("fn").get<int>();
+  if (kind < 0 || kind > int(ir::Expr::Kind::Call) || type < 0 || type > int(ir::ElemType::I32) ||
+      fn < 0 || fn > int(ir::Fn::Cast) || depth > 64)
+    throw Error("a computed view's expression is malformed");
+  e.kind = ir::Expr::Kind(kind);
+  e.type = ir::ElemType(type);
+  e.fn = ir::Fn(fn);
+  e.value = j.at("value").get<double>();
+  for (const auto &a : j.at("args"))
+    e.args.push_back(exprFromJson(a, access, depth + 1));
+  size_t arity = e.kind == ir::Expr::Kind::Const || e.kind == ir::Expr::Kind::Read ? 0
+                 : e.kind == ir::Expr::Kind::Neg                                   ? 1
+                 : e.kind == ir::Expr::Kind::Call                                  ? e.args.size()
+                                                                                   : 2;
+  if (e.args.size() != arity || (e.kind == ir::Expr::Kind::Call && e.args.empty()))
+    throw Error("a computed view's expression is malformed");
+  if (e.kind == ir::Expr::Kind::Read)
+    e.access = access;
+  return e;
+}
+
 nlohmann::json accessJson(const ir::Access &a) {
   nlohmann::json dims = nlohmann::json::array();
   for (const auto &d : a.indices) {
@@ -135,7 +175,11 @@ std::string layoutText(const std::string &kernelName, const std::string &targetN
   for (const auto &a : allocations) {
     const ir::Tensor &t = kernel.tensors[size_t(a.tensor)];
     o << ";   " << hexAddress(a.address) << "  " << a.name << ": ";
-    if (a.view)
+    if (a.view && a.computed)
+      o << "view of " << t.name << " computed by the host as "
+        << ir::printExpr(*a.computed, kernel.statements[size_t(a.statement)], kernel.tensors)
+        << ", " << ir::elemTypeName(a.computed->type) << shapeText(a.extents);
+    else if (a.view)
       o << "view of " << t.name << " packed by the host, " << ir::elemTypeName(t.type)
         << shapeText(a.extents);
     else
@@ -196,6 +240,8 @@ nlohmann::json allocationJson(const Allocation &a) {
     j["access"] = accessJson(a.access);
     j["extents"] = a.extents;
     j["groups"] = a.groups;
+    if (a.computed)
+      j["computes"] = exprJson(*a.computed);
   }
   return j;
 }
@@ -328,6 +374,8 @@ Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Ta
         x.groups = a.at("groups").get<std::vector<std::vector<int>>>();
         if (!statementOk(x.statement) || x.groups.size() != x.extents.size())
           throw Error("view " + x.name + " is malformed");
+        if (a.contains("computes"))
+          x.computed = exprFromJson(a.at("computes"), x.access);
       }
       p.allocations.push_back(std::move(x));
     }

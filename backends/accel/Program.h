@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,7 +53,13 @@ struct Allocation {
   ir::Access access;
   std::vector<int64_t> extents;
   std::vector<std::vector<int>> groups;
+  // A computed operand's view (schedule::OperandPlacement::computed, such as f32(B[k, n])):
+  // the host packs this expression of the element `access` reads, and the view holds its type.
+  std::optional<ir::Expr> computed;
 };
+
+// The type of an allocation's elements: its tensor's, or a computed view's expression's.
+ir::ElemType elementType(const Allocation &a, const ir::Kernel &kernel);
 
 struct Op {
   enum class Kind {

@@ -272,7 +272,7 @@ struct Simulator::State {
   uint64_t elementAddress(const Allocation &a, const ir::Access &access,
                           const std::vector<int64_t> &point) const {
     const ir::Tensor &tt = k.tensors[size_t(a.tensor)];
-    int eb = ir::elemTypeBytes(tt.type);
+    int eb = ir::elemTypeBytes(elementType(a, k));
     if (!a.view)
       return a.address + uint64_t(interp::flatIndex(tt, access, point)) * eb;
     const ir::Statement &s = k.statements[size_t(a.statement)];
@@ -332,7 +332,16 @@ struct Simulator::State {
       uint64_t base = tensorAddress(v.tensor);
       checkRange(dram, v.address, v.bytes, "view " + v.name);
       result.hostBytes += v.bytes;
-      if (options.functional)
+      if (options.functional && v.computed && op.kind == Op::Kind::HostPack)
+        forEachViewPoint(v, [&](const std::vector<int64_t> &point) {
+          // A computed operand: the host converts (or computes) while it packs.
+          double x = loadElement(
+              at(dram, base + uint64_t(interp::flatIndex(tt, v.access, point)) * uint64_t(eb)),
+              tt.type);
+          storeElement(at(dram, elementAddress(v, v.access, point)), v.computed->type,
+                       interp::evalExpr(*v.computed, [&](const ir::Access &) { return x; }));
+        });
+      else if (options.functional)
         forEachViewPoint(v, [&](const std::vector<int64_t> &point) {
           uint64_t from = base + uint64_t(interp::flatIndex(tt, v.access, point)) * eb;
           uint64_t to = elementAddress(v, v.access, point);

@@ -33,6 +33,8 @@ constexpr uint64_t kStackBufferBytes = 64 << 10; // larger staging buffers go on
 // An operand's current holder: the tensor itself, or a staged buffer over a bounding box.
 struct Holder {
   Value *ptr = nullptr;
+  // Its elements' type: the tensor's, or a computed operand's (schedule::stagedType).
+  ir::ElemType type = ir::ElemType::F32;
   std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
   std::vector<int64_t> strides; // elements
   // A register buffer whose lane dimension is padded to whole vectors: a call reads and writes
@@ -100,6 +102,10 @@ struct StageCopy {
   std::vector<int64_t> blockSize;
   bool fill = false; // in: the buffer starts at `fillValue` rather than the holder's values
   double fillValue = 0;
+  // A computed operand's pack: each element of the holder outside (of type `outerType`) goes
+  // through this expression on its way in (nullptr: a plain copy, outerType == type).
+  const ir::Expr *compute = nullptr;
+  ir::ElemType outerType = ir::ElemType::F32;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -183,6 +189,7 @@ private:
   void copyStageDimension(StageCopy &copy, size_t k);
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   void copyStageElement(StageCopy &copy);
+  Value *computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -192,8 +199,7 @@ private:
   // Statement index values at a point of the virtual indices.
   std::vector<Value *> pointOf(const std::vector<Value *> &vvalue);
   Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
-  Value *address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
-                 const Holder &h);
+  Value *address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h);
   // Elements from the holder's start to tensor coordinates `coord`.
   Value *offsetIn(const Holder &h, const std::vector<Value *> &coord);
   Holder tensorHolder(int tensor);
@@ -310,6 +316,7 @@ void Generator::loop(int64_t count, bool unroll, const std::function<void(Value 
 Holder Generator::tensorHolder(int tensor) {
   Holder h;
   h.ptr = scope_.tensors[size_t(tensor)];
+  h.type = k_.tensors[size_t(tensor)].type;
   const auto &shape = k_.tensors[size_t(tensor)].shape;
   h.strides.assign(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;)
@@ -350,12 +357,11 @@ Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point)
   return x;
 }
 
-Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Value *> &point,
-                          const Holder &h) {
+Value *Generator::address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h) {
   std::vector<Value *> coord;
   for (const auto &d : a.indices)
     coord.push_back(affine(d, point));
-  llvm::Type *et = v_.storageType(k_.tensors[size_t(tensor)].type);
+  llvm::Type *et = v_.storageType(h.type);
   return b_.CreateInBoundsGEP(et, h.ptr, offsetIn(h, coord));
 }
 
@@ -838,8 +844,9 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
                                            : staged.holder.strides[d]) = elements;
     elements *= n;
   }
+  staged.holder.type = schedule::stagedType(k_, p);
   staged.holder.ptr =
-      allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
+      allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(staged.holder.type)), buf.name);
   return staged;
 }
 
@@ -932,8 +939,16 @@ std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
                                                      const std::vector<Value *> &coord) {
   const Holder &outer = copy.outer, &h = copy.staged.holder;
   Value *src = offsetIn(outer, coord), *dst = offsetIn(h, coord);
-  return std::pair(b_.CreateInBoundsGEP(copy.storage, outer.ptr, src),
+  return std::pair(b_.CreateInBoundsGEP(v_.storageType(outer.type), outer.ptr, src),
                    b_.CreateInBoundsGEP(copy.storage, h.ptr, dst));
+}
+
+// A computed operand's value from `lanes` elements of its access read from the holder outside.
+Value *Generator::computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes) {
+  Values::Reader read = [&](const ir::Access &, ir::ElemType want) {
+    return v_.convert(outer, copy.outerType, want);
+  };
+  return v_.convert(v_.eval(*copy.compute, lanes, read), copy.compute->type, copy.type);
 }
 
 // One element; a guarded write-back branches around the store when the point is outside the
@@ -942,6 +957,11 @@ void Generator::copyStageElement(StageCopy &copy) {
   auto [sp, dp] = stagePointers(copy, copy.coord);
   if (copy.in && copy.fill) {
     v_.store(v_.constant(copy.fillValue, copy.type, 1), dp, copy.type, 1, 0, 1);
+    return;
+  }
+  if (copy.compute) {
+    v_.store(computeStageValue(copy, v_.load(sp, copy.outerType, 1, 0, 1), 1), dp, copy.type, 1, 0,
+             1);
     return;
   }
   if (copy.in || copy.guards.empty()) {
@@ -968,9 +988,12 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
     int64_t srcStride = copy.outer.strides[d];
     // The buffer's padding lanes are written too (zeros, in), and read whole (out).
     unsigned inBuffer = copy.staged.holder.wholeVectors ? width : active;
-    Value *x = copy.in && copy.fill ? v_.constant(copy.fillValue, copy.type, width)
-               : copy.in            ? v_.load(sp, copy.type, width, srcStride, active)
-                                    : v_.load(dp, copy.type, width, 1, inBuffer);
+    Value *x =
+        copy.in && copy.fill ? v_.constant(copy.fillValue, copy.type, width)
+        : copy.compute
+            ? computeStageValue(copy, v_.load(sp, copy.outerType, width, srcStride, active), width)
+        : copy.in ? v_.load(sp, copy.type, width, srcStride, active)
+                  : v_.load(dp, copy.type, width, 1, inBuffer);
     if (copy.in)
       v_.store(x, dp, copy.type, width, 1, inBuffer);
     else
@@ -1038,19 +1061,22 @@ void Generator::emitStage(const Node &n, State &st) {
   std::vector<WriteBackGuard> guards = writeBackGuards(p, ranges);
   // A guarded write-back copies element by element, which whole vectors cannot follow.
   StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges, registers && guards.empty());
+  // A computed operand's outermost buffer is its pack, which computes it from the tensor.
+  bool computes = p.computed && st.stacks[operand].empty();
 
   Holder outerScratch;
   // A copy: pushing the staged holder below may move the one holderOf returns.
   const Holder outer = holderOf(operand, st, outerScratch);
-  int bytes = ir::elemTypeBytes(tensor.type);
+  ir::ElemType type = staged.holder.type;
+  int bytes = ir::elemTypeBytes(type);
   // Register buffers are copied fully unrolled, so that every access has a constant offset and
   // the buffer lives in registers; others in loops. A buffer of whole vectors is copied a
   // call's vector at a time, so that the copies and the calls access the same slices.
   StageCopy copy{staged,
                  outer,
                  st,
-                 tensor.type,
-                 v_.storageType(tensor.type),
+                 type,
+                 v_.storageType(type),
                  staged.holder.wholeVectors ? unsigned(laneWidth_)
                                             : unsigned(std::max<int64_t>(1, 64 / bytes)),
                  registers,
@@ -1058,7 +1084,11 @@ void Generator::emitStage(const Node &n, State &st) {
                  /*in=*/true,
                  std::vector<Value *>(p.access.indices.size(), c64(0)),
                  std::vector<Value *>(p.access.indices.size(), nullptr),
-                 std::vector<int64_t>(p.access.indices.size(), 0)};
+                 std::vector<int64_t>(p.access.indices.size(), 0),
+                 false,
+                 0.0,
+                 computes ? &*p.computed : nullptr,
+                 outer.type};
   copy.fill = initFolded_ && registers && p.output;
   copy.fillValue = identity_;
   copyStageDimension(copy, 0);
@@ -1133,10 +1163,11 @@ void Generator::emitCall(State &st) {
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
       stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
       whole = h.wholeVectors && stride == 1;
-      return address(p.tensor, p.access, point, h);
+      return address(p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {
-      return k_.tensors[size_t(c_->operands[size_t(a.tensor)].tensor)].type;
+      Holder scratch;
+      return holderOf(size_t(a.tensor), st, scratch).type;
     };
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       int64_t stride;
@@ -1204,10 +1235,10 @@ void Generator::emitScalar(State &st) {
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       Holder h = tensorHolder(a.tensor);
       ir::ElemType have = k_.tensors[size_t(a.tensor)].type;
-      return v_.convert(v_.load(address(a.tensor, a, point, h), have, 1, 0, 1), have, want);
+      return v_.convert(v_.load(address(a, point, h), have, 1, 0, 1), have, want);
     };
     Holder h = tensorHolder(s_->lhs.tensor);
-    Value *ptr = address(s_->lhs.tensor, s_->lhs, point, h);
+    Value *ptr = address(s_->lhs, point, h);
     Value *value = v_.convert(v_.eval(s_->rhs, 1, read), s_->rhs.type, out.type);
     if (s_->reduce != ir::ReduceOp::None) {
       // The sum may be reassociated: LLVM then vectorises the reduction loop with partial sums
@@ -1241,8 +1272,7 @@ void Generator::emitInit(ir::ReduceOp op) {
     double value = op == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
                    : op == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                              : 0.0;
-    v_.store(v_.constant(value, out.type, 1), address(s_->lhs.tensor, s_->lhs, point, h), out.type,
-             1, 0, 1);
+    v_.store(v_.constant(value, out.type, 1), address(s_->lhs, point, h), out.type, 1, 0, 1);
   };
   nest(0);
 }

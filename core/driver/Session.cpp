@@ -1,6 +1,7 @@
 #include "driver/Session.h"
 #include "driver/Imports.h"
 #include "hw/Host.h"
+#include "ir/Canonicalize.h"
 #include "ir/Verify.h"
 #include "mapping/Verify.h"
 #include "schedule/Verify.h"
@@ -257,6 +258,8 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   auto keep = [&](std::optional<ir::Kernel> k) {
     if (!k)
       return;
+    if (options_.reciprocalMath)
+      ir::canonicalize(*k, {.reciprocalMath = true});
     verifyStage(diags_, [&] { return ir::verify(*k); });
     out.push_back(std::move(*k));
   };

@@ -43,6 +43,11 @@ struct SessionOptions {
   // that run native code pass backends/llvm/Calibrate.h's measureFmaGflops; unset, the host
   // target keeps its shipped description's rates.
   hw::FmaMeter hostMeter;
+  // Reciprocal math (`--reciprocal-math`): a floating-point division of a kernel by any
+  // constant becomes a multiplication by its reciprocal rounded to the type, exact or not
+  // (ir/Canonicalize.h). Off, only the exact ones are (always). It changes the instances'
+  // IR, so the reference interpreter computes what every executor computes.
+  bool reciprocalMath = false;
 };
 
 // Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed

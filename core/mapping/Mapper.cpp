@@ -9,6 +9,13 @@
 
 namespace isam::mapping {
 
+bool schedulable(const Candidate &c) {
+  return !c.degenerate && !c.subexpression &&
+         std::all_of(c.operands.begin(), c.operands.end(), [](const OperandBinding &o) {
+           return !o.computedSeparately || (o.computed && o.tensor >= 0);
+         });
+}
+
 const char *remainderName(Remainder r) {
   switch (r) {
   case Remainder::Exact:
@@ -74,6 +81,26 @@ bool sameExpr(const ir::Expr &a, const ir::Expr &b) {
     if (!sameExpr(a.args[i], b.args[i]))
       return false;
   return true;
+}
+
+// The one access every read of `e` makes (nullptr: none, or several different ones).
+const ir::Access *soleAccess(const ir::Expr &e) {
+  const ir::Access *found = nullptr;
+  bool several = false;
+  std::function<void(const ir::Expr &)> walk = [&](const ir::Expr &x) {
+    if (x.kind == ir::Expr::Kind::Read) {
+      if (!found)
+        found = &x.access;
+      else if (found->tensor != x.access.tensor ||
+               !std::equal(found->indices.begin(), found->indices.end(), x.access.indices.begin(),
+                           x.access.indices.end(), sameAffine))
+        several = true;
+    }
+    for (const auto &a : x.args)
+      walk(a);
+  };
+  walk(e);
+  return several ? nullptr : found;
 }
 
 void subtrees(const ir::Expr &e, std::vector<const ir::Expr *> &out) {
@@ -147,9 +174,11 @@ struct Unifier {
 // One side of an operand correspondence.
 struct OperandView {
   bool bound = false;
-  std::vector<bool> instrAppears;         // per instruction index
-  std::vector<bool> stmtAppears;          // per statement index
-  const ir::Access *stmtAccess = nullptr; // when the operand stands for one access
+  std::vector<bool> instrAppears; // per instruction index
+  std::vector<bool> stmtAppears;  // per statement index
+  // When the operand stands for one access, or for a sub-expression every read of which is that
+  // one access (f32(B[k, n]): its layout is the access's).
+  const ir::Access *stmtAccess = nullptr;
   const ir::Expr *subexpr = nullptr;
   const ir::Access *instrAccess = nullptr;
 };
@@ -466,10 +495,12 @@ private:
       if (v.instrAccess)
         indicesIn(*v.instrAccess, v.instrAppears);
       indicesIn(*assignment[o], v.stmtAppears);
-      if (assignment[o]->kind == ir::Expr::Kind::Read)
+      if (assignment[o]->kind == ir::Expr::Kind::Read) {
         v.stmtAccess = &assignment[o]->access;
-      else
+      } else {
         v.subexpr = assignment[o];
+        v.stmtAccess = soleAccess(*assignment[o]);
+      }
     }
 
     return views;
@@ -640,6 +671,7 @@ private:
     c.instruction = int(&ch.in - t_.instructions.data());
     c.isMove = ch.in.isMove;
     c.partial = ch.subtree != nullptr;
+    c.subexpression = ch.subtree != nullptr;
     bindInstructionIndices(ch, c);
     if (std::string why = reductionProblem(ch, c); !why.empty()) {
       if (reason.empty())
@@ -753,13 +785,18 @@ private:
         c.operands.push_back(ob);
         continue;
       }
-      if (v.stmtAccess) {
+      if (v.subexpr) {
+        ob.computedSeparately = true;
+        ob.binding = stmtText(*v.subexpr);
+        if (v.stmtAccess) {
+          ob.tensor = v.stmtAccess->tensor;
+          ob.access = *v.stmtAccess;
+          ob.computed = *v.subexpr;
+        }
+      } else if (v.stmtAccess) {
         ob.tensor = v.stmtAccess->tensor;
         ob.access = *v.stmtAccess;
         ob.binding = ir::printAccess(*v.stmtAccess, s_, k_.tensors);
-      } else if (v.subexpr) {
-        ob.computedSeparately = true;
-        ob.binding = stmtText(*v.subexpr);
       } else {
         ob.binding = "a temporary for " + stmtText(*ch.subtree);
       }
@@ -810,6 +847,7 @@ private:
     } else {
       ob.contiguous = v.subexpr == nullptr; // a temporary is laid out as needed
     }
+    // An operand computed from its access is packed anyway: the pack computes it.
     ob.needsPack = !ob.contiguous || ob.computedSeparately;
   }
 
@@ -863,7 +901,8 @@ private:
     for (const auto &ob : c.operands)
       if (ob.computedSeparately)
         c.partialNote += (c.partialNote.empty() ? "" : "; ") + ob.binding +
-                         " is computed separately into a temporary";
+                         (ob.computed ? " is computed into its temporary as it is packed"
+                                      : " is computed separately into a temporary");
     c.partial = c.partial || std::any_of(c.operands.begin(), c.operands.end(),
                                          [](auto &o) { return o.computedSeparately; });
     if (c.degenerate) {

@@ -16,6 +16,7 @@
 #include "hw/Hardware.h"
 #include "ir/Compute.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct OperandBinding {
   // to its own read, so the tensor alone does not say which.
   ir::Access access;
   bool computedSeparately = false; // bound to a sub-expression: a temporary precomputes it
+  // A sub-expression every read of which is one access (f32(B[k, n]), exp(A[i]) * A[i]): the
+  // expression itself; `tensor` and `access` are that access's, and the operand's pack computes
+  // it (as BLAS libraries convert while packing). Unset for other sub-expressions.
+  std::optional<ir::Expr> computed;
   // Element strides in the statement tensor along each instruction dimension of the operand.
   std::vector<int64_t> strides;
   bool contiguous = true;      // innermost dimension unit-stride and dimensions in tensor order
@@ -69,9 +74,10 @@ struct Candidate {
   int instruction = -1; // index into hw::Target::instructions
   bool isMove = false;
   bool partial = false;
-  std::string partialNote; // what is left as separate work
-  bool degenerate = false; // an instruction index left on a unit extent
-  bool zeroInit = false;   // the accumulator must be zeroed first
+  bool subexpression = false; // the instruction computes only a sub-expression of the statement
+  std::string partialNote;    // what is left as separate work
+  bool degenerate = false;    // an instruction index left on a unit extent
+  bool zeroInit = false;      // the accumulator must be zeroed first
   std::vector<IndexBinding> bindings;
   std::vector<OperandBinding> operands;
   std::vector<int> loops; // statement indices looped around the instruction, in order
@@ -79,6 +85,12 @@ struct Candidate {
   double cycles = 0;      // issue-bound estimate over all cores, plus one latency
   double utilization = 0; // useful points / points the issued instructions compute
 };
+
+// Whether the scheduler can run the candidate: not degenerate, the whole statement, and every
+// operand a sub-expression computes is one its pack computes (OperandBinding::computed). The
+// other partial mappings (the instruction computes a sub-expression; an operand over several
+// accesses or none) leave work nothing schedules.
+bool schedulable(const Candidate &c);
 
 struct Rejection {
   int instruction = -1; // index into hw::Target::instructions

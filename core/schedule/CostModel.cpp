@@ -127,7 +127,7 @@ private:
         lc.bytes += operandTraffic(kernel_, c_, o, l).totalBytes;
         continue;
       }
-      double elemBytes = ir::elemTypeBytes(kernel_.tensors[size_t(p.tensor)].type);
+      double elemBytes = ir::elemTypeBytes(stagedType(kernel_, p));
       double bytes =
           double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l]))) * elemBytes;
       // A scratchpad holds the tile in the instruction's layout, padded to whole operands.
@@ -428,7 +428,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   if (p.tensor < 0)
     return out;
   const ir::Statement &s = kernel.statements[c.statement];
-  int elemBytes = ir::elemTypeBytes(kernel.tensors[size_t(p.tensor)].type);
+  int elemBytes = ir::elemTypeBytes(stagedType(kernel, p));
   const Level &lv = c.levels[level];
   bool onPath = std::find(p.path.begin(), p.path.end(), int(level)) != p.path.end();
   if (!onPath) {

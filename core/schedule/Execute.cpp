@@ -109,9 +109,18 @@ private:
       count *= x;
     h.data.assign(size_t(count), 0.0);
     size_t depth = stacks_[o].size();
-    forEach(h, [&](const std::vector<int64_t> &c, int64_t at) {
-      h.data[at] = element(o, p.tensor, c, depth);
-    });
+    if (p.computed && depth == 0) {
+      // The pack of a computed operand evaluates its expression of the access's element.
+      const ir::Tensor &t = k_.tensors[size_t(p.tensor)];
+      forEach(h, [&](const std::vector<int64_t> &c, int64_t at) {
+        double x = b_[p.tensor][flat(t.shape, c)];
+        h.data[at] = interp::evalExpr(*p.computed, [&](const ir::Access &) { return x; });
+      });
+    } else {
+      forEach(h, [&](const std::vector<int64_t> &c, int64_t at) {
+        h.data[at] = element(o, p.tensor, c, depth);
+      });
+    }
     stacks_[o].push_back(std::move(h));
     for (const auto &x : n.body)
       run(x);

@@ -149,6 +149,19 @@ void pointOf(const Config &c, const ir::Statement &s, const std::vector<int64_t>
   }
 }
 
+ir::ElemType stagedType(const ir::Kernel &kernel, const OperandPlacement &p) {
+  return p.computed ? p.computed->type : kernel.tensors[size_t(p.tensor)].type;
+}
+
+int computeLevel(const OperandPlacement &p) {
+  if (!p.computed)
+    return -1;
+  for (int l : p.path)
+    if (p.staged[size_t(l)])
+      return l;
+  return -1;
+}
+
 std::vector<int> layoutDims(const Config &c, size_t operand) {
   const OperandPlacement &p = c.operands[operand];
   std::vector<int> dims;

@@ -73,6 +73,11 @@ void pointOf(const Config &c, const ir::Statement &s, const std::vector<int64_t>
 // virtual index that moves it, the loops first (outermost first), then the instruction
 // operand's own dimensions (-1: one that follows none). Empty when placement.dims is.
 std::vector<int> layoutDims(const Config &c, size_t operand);
+
+// The element type of an operand's staged buffers: the computed expression's, or the tensor's.
+ir::ElemType stagedType(const ir::Kernel &kernel, const OperandPlacement &p);
+// The level whose staged buffer computes a computed operand (its outermost staged level), or -1.
+int computeLevel(const OperandPlacement &p);
 // Elements per layout dimension of the tile at `level`; with `padded`, the instruction operand's
 // last two dimensions rounded up to whole operands, as the scratchpad holds them.
 std::vector<int64_t> layoutTile(const Config &c, size_t operand, size_t level, bool padded);

@@ -148,7 +148,10 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
   case Node::Kind::Stage: {
     const Buffer &b = ss.buffers[n.buffer];
     const OperandPlacement &p = c.operands[b.operand];
-    o << pad << "stage " << b.name << " <- " << ir::printAccess(p.access, s, kernel.tensors)
+    bool computes = int(b.level) == computeLevel(p);
+    o << pad << "stage " << b.name << " <- "
+      << (computes ? ir::printExpr(*p.computed, s, kernel.tensors)
+                   : ir::printAccess(p.access, s, kernel.tensors))
       << " via " << stagingText(p.staging[b.level], target)
       << (p.output ? ", written back after" : "") << "\n";
     for (const auto &x : n.body)

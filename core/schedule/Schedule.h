@@ -20,6 +20,7 @@
 #include "ir/Compute.h"
 #include "mapping/Mapping.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ struct OperandPlacement {
   // when the instruction indexes the operand by more than plain indices.
   std::vector<int> dims;
   std::vector<int64_t> shape; // the instruction operand's (0: a free size)
+  // An operand computed from `access` (mapping::OperandBinding::computed, such as
+  // f32(B[k, n])): its outermost staged buffer is a pack that evaluates this expression of the
+  // access's elements instead of copying them, and every staged buffer holds its type.
+  std::optional<ir::Expr> computed;
 };
 
 struct Config {

@@ -126,7 +126,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     std::vector<int> choices;
     for (size_t c = 0; c < m.candidates.size(); ++c) {
       const auto &cand = m.candidates[c];
-      if (cand.partial || cand.degenerate)
+      if (!mapping::schedulable(cand))
         continue;
       if (!pin.instruction.empty() &&
           target.instructions[size_t(cand.instruction)].name != pin.instruction)

@@ -171,7 +171,9 @@ OperandPlacement placeOperand(const ir::Kernel &kernel, const ir::Statement &s,
   const auto &op = instr.semantics.tensors[o];
   OperandPlacement p;
   p.operand = int(o);
-  p.tensor = c.operands[o].computedSeparately ? -1 : c.operands[o].tensor;
+  const mapping::OperandBinding &binding = c.operands[o];
+  p.tensor = binding.computedSeparately && !binding.computed ? -1 : binding.tensor;
+  p.computed = binding.computed;
   p.output = op.role != ir::TensorRole::Input;
   p.scalar = op.shape.empty();
   if (p.tensor >= 0)
@@ -202,6 +204,7 @@ OperandPlacement placeOperand(const ir::Kernel &kernel, const ir::Statement &s,
     if (!lv.softwareManaged)
       innermostCache = l;
   }
+  // An operand computed from its access is packed: the pack computes it.
   p.layoutChange = c.operands[o].needsPack && p.tensor >= 0;
   if (p.layoutChange) {
     // A layout change is a copy through the innermost cache level; where the path has none

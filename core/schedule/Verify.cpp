@@ -3,6 +3,7 @@
 #include "schedule/Space.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace isam::schedule {
@@ -48,8 +49,8 @@ public:
         return false;
       }
       instr_ = &t_.instructions[size_t(c_.instruction)];
-      if (cand_->partial || cand_->degenerate)
-        fail("the Config uses a partial or degenerate mapping");
+      if (!mapping::schedulable(*cand_))
+        fail("the Config uses a mapping that leaves work unscheduled (partial or degenerate)");
     }
     if (c_.mapping < 0 && !c_.operands.empty()) {
       fail("scalar code with operand placements");
@@ -357,6 +358,38 @@ private:
       fail("the parallel loop #" + std::to_string(c_.parallel) + " is not a write index");
   }
 
+  // An operand computed from its access: an input whose outermost staging is a pack (which
+  // computes it), of the expression's type where the instruction reads it, reading only it.
+  void computedOperand(const OperandPlacement &p, const std::string &what) {
+    if (!p.computed)
+      return;
+    int l = computeLevel(p);
+    if (p.output || p.tensor < 0 || l < 0) {
+      fail(what + " is computed but is a result, has no tensor or is never staged");
+      return;
+    }
+    Staging::Kind k = p.staging[size_t(l)].kind;
+    if (k != Staging::Kind::Pack && k != Staging::Kind::PackThenCopy &&
+        k != Staging::Kind::PackThenMove)
+      fail(what + " is computed, but its outermost staging at " + c_.levels[size_t(l)].name +
+           " is not a pack");
+    if (p.computed->type != instr_->semantics.tensors[size_t(p.operand)].type)
+      fail(what + " is computed as " + ir::elemTypeName(p.computed->type) +
+           " but the instruction reads " +
+           ir::elemTypeName(instr_->semantics.tensors[size_t(p.operand)].type));
+    std::function<bool(const ir::Expr &)> readsOnlyIt = [&](const ir::Expr &e) {
+      if (e.kind == ir::Expr::Kind::Read &&
+          (e.access.tensor != p.tensor || e.access.indices.size() != p.access.indices.size()))
+        return false;
+      for (const auto &a : e.args)
+        if (!readsOnlyIt(a))
+          return false;
+      return true;
+    };
+    if (!readsOnlyIt(*p.computed))
+      fail(what + " is computed from a tensor other than the one it is placed as");
+  }
+
   bool operands() {
     const ir::Kernel &sem = instr_->semantics;
     if (c_.operands.size() != sem.tensors.size()) {
@@ -417,6 +450,7 @@ private:
           fail(what + " is staged at " + c_.levels[l].name + ", off its path or at its home");
         staging(p.staging[l], p.staged[l], what + " at " + c_.levels[l].name);
       }
+      computedOperand(p, what);
     }
     return ok;
   }

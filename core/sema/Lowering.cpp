@@ -1,5 +1,7 @@
 #include "sema/Lowering.h"
 
+#include "ir/Canonicalize.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -1037,7 +1039,13 @@ std::optional<ir::Statement> lowerStatement(const ast::Statement &s, LowerContex
                                             DiagnosticSink &diags, bool &ok) {
   ok = true;
   StatementLowerer lowerer(s, ctx, diags);
-  return lowerer.run(ok);
+  auto lowered = lowerer.run(ok);
+  // The exact canonical forms (ir/Canonicalize.h) belong to the IR itself: the interpreter,
+  // dump-ir, the mapper and every executor then agree on one form, and an instruction's
+  // semantics, lowered here too, unify with a statement in that same form.
+  if (lowered)
+    ir::canonicalize(*lowered);
+  return lowered;
 }
 
 } // namespace detail

@@ -53,12 +53,28 @@ std::string withPins(const std::string &pins) {
 // ---- text --------------------------------------------------------------------------------------
 
 TEST(ScheduleCli, ScalarFallbackIsShownAsSuch) {
-  // bf16 operands converted to f32: no instruction of x86_avx512 runs the statement.
-  auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_bf16_small -t x86_avx512");
+  // A function no instruction of x86_avx512 computes, of a sum of two tensors: the only
+  // mappings compute a sub-expression, leaving the rest as separate work.
+  std::string file =
+      test::tempFile("schedule-cli", "fallback.isam",
+                     "kernel f<M, N>(A: f32[M, N], B: f32[M, N]) -> (C: f32[M, N]) {\n"
+                     "  C[m, n] = tanh(A[m, n] + B[m, n]);\n"
+                     "}\n"
+                     "instance f_small = f<3, 7>;\n");
+  auto r = scheduleCmd(file + " -t x86_avx512");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  no instruction runs it fully: scalar code\n")) << r.out;
   EXPECT_TRUE(has(r.out, "bound: scalar code")) << r.out;
-  EXPECT_TRUE(has(r.out, "  scalar C[m, n] += ")) << r.out;
+  EXPECT_TRUE(has(r.out, "  scalar C[m, n] = ")) << r.out;
+}
+
+TEST(ScheduleCli, MixedPrecisionGemmRunsOnTheFmaWithConvertingPacks) {
+  // bf16 operands converted to f32: the FMA runs the statement, the packs convert.
+  auto r = scheduleCmd(test::samplePath("gemm.isam") + " --instance gemm_bf16_small -t x86_avx512");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "scalar code")) << r.out;
+  EXPECT_TRUE(has(r.out, " <- f32(B[k, n]) via pack\n")) << r.out;
+  EXPECT_TRUE(has(r.out, " <- f32(A[m, k]) via pack\n")) << r.out;
 }
 
 TEST(ScheduleCli, SystolicScheduleShowsStagedDoubleBufferedTiles) {

@@ -236,6 +236,52 @@ TEST(AccelSimulator, MediumGemmWithRemaindersMatchesTheInterpreter) {
   }
 }
 
+// A bf16 GEMM with f32 accumulation runs on the f32 array: the host converts A and B to f32
+// as it packs their views (the mapping's computed operands), on odd sizes with remainders.
+TEST(AccelSimulator, MixedPrecisionGemmConvertsInTheHostsPacks) {
+  for (auto [m, n, k] : {std::tuple{37, 23, 41}, {5, 1, 17}}) {
+    InstanceSelector sel;
+    sel.kernel = "gemm_bf16";
+    sel.sizes = {{"M", m}, {"N", n}, {"K", k}};
+    auto c = compile(test::samplePath("gemm.isam"), sel);
+    ASSERT_EQ(c.schedule.statements.size(), 1u);
+    const schedule::Config &config = c.schedule.statements[0].config;
+    ASSERT_GE(config.mapping, 0) << "the mixed-precision GEMM runs on the array";
+    size_t computed = 0;
+    for (const auto &p : config.operands)
+      computed += p.computed.has_value();
+    EXPECT_EQ(computed, 2u);
+    accel::Program prog = accel::program(c.kernel, c.target, c.schedule);
+    size_t views = 0;
+    for (const auto &a : prog.allocations)
+      if (a.view && a.computed) {
+        ++views;
+        EXPECT_EQ(accel::elementType(a, c.kernel), ir::ElemType::F32);
+        EXPECT_EQ(a.bytes % 4, 0u);
+      }
+    EXPECT_EQ(views, 2u);
+    std::string listing = accel::listing(prog, c.kernel, c.target);
+    EXPECT_NE(listing.find("view of A computed by the host as f32(A[m, k]), f32["),
+              std::string::npos)
+        << listing.substr(0, 600);
+    interp::Buffers inputs = interp::randomInputs(c.kernel, 5), ref = inputs, got = inputs;
+    interp::run(c.kernel, ref);
+    accel::SimResult r = accel::simulate(c.kernel, c.target, c.schedule, &got);
+    EXPECT_GT(r.instructions, 0u);
+    EXPECT_LE(interp::compareOutputs(c.kernel, ref, got).maxRelError, interp::tolerance(c.kernel))
+        << m << "x" << n << "x" << k;
+
+    // The stream's JSON form carries the expression, and reads back to the same program.
+    nlohmann::json j = accel::toJson(prog, c.target);
+    accel::Program back = accel::fromJson(nlohmann::json::parse(j.dump()), c.kernel, c.target);
+    EXPECT_EQ(accel::toJson(back, c.target), j);
+    for (auto &a : j["allocations"])
+      if (a.contains("computes"))
+        a["computes"]["kind"] = 99;
+    EXPECT_THROW(accel::fromJson(j, c.kernel, c.target), accel::Error);
+  }
+}
+
 TEST(AccelSimulator, AccessBeyondAMemorysCapacityIsAnError) {
   auto c = gemm(16, 16, 16);
   accel::Program p = accel::program(c.kernel, c.target, c.schedule);

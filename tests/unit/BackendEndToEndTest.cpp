@@ -35,6 +35,7 @@ struct Case {
   std::string file; // samples/FILE; empty when `text` is the source
   std::string text;
   InstanceSelector selector;
+  bool reciprocalMath = false; // SessionOptions::reciprocalMath
 };
 
 void PrintTo(const Case &c, std::ostream *os) {
@@ -150,6 +151,11 @@ Case text(const std::string &name, const std::string &source) {
   return c;
 }
 
+Case reciprocal(Case c) {
+  c.reciprocalMath = true;
+  return c;
+}
+
 // exp, log, tanh and sigmoid of f32 over the ranges where each overflows, underflows or
 // saturates, and a GRU-like gate.
 const std::string kTranscendental =
@@ -198,6 +204,30 @@ std::vector<Case> typeCases() {
                          "  S += A[i] * B[i];\n"
                          "}\n"
                          "instance scalar_dot = dot<101>;\n"),
+      // Divisions by constants (ir/Canonicalize.h): exact ones are multiplications, on odd sizes
+      // and a reduction (an average pool); the others stay divisions.
+      text("divisions", "kernel v<H, W>(X: f32[H, W], F: f16[W]) -> (Y: f32[W], Z: f16[W], "
+                        "T: f32[W]) {\n"
+                        "  Y[w] += X[h, w] / 8;\n"
+                        "  Z[w] = F[w] / -0.5 + F[w] / 3;\n"
+                        "  T[w] = X[0, w] / 7;\n"
+                        "}\n"
+                        "instance divisions = v<13, 37>;\n"),
+      reciprocal(text("reciprocal_math",
+                      "kernel r<H, W>(X: f32[H, W], F: f16[W]) -> (Y: f32[W], Z: f16[W]) {\n"
+                      "  Y[w] += X[h, w] / 13;\n"
+                      "  Z[w] = F[w] / 3;\n"
+                      "}\n"
+                      "instance reciprocal_math = r<13, 37>;\n")),
+      // Partial mappings whose operands are expressions of one access each: the packs
+      // compute them (conversions, functions), the instruction the rest.
+      text("computed_operands",
+           "kernel c<M, N, K>(A: f16[M, K], B: bf16[K, N], X: f32[M, N]) -> (C: f32[M, N], "
+           "Y: f32[M, N]) {\n"
+           "  C[m, n] += f32(A[m, k]) * f32(B[k, n]);\n"
+           "  Y[m, n] = tanh(X[m, n]) * sigmoid(X[m, n] * 2);\n"
+           "}\n"
+           "instance computed_operands = c<19, 37, 29>;\n"),
       // exp, log, tanh and sigmoid (backends/llvm/VectorMath) over wide ranges (overflow and
       // underflow of exp, saturation of tanh and sigmoid) on sizes with a remainder against
       // every vector width, in every element type; integer-typed calls are computed in double.
@@ -262,7 +292,9 @@ struct Compiled {
 };
 
 void load(const Case &c, Compiled &out, const std::string &targetName = "host") {
-  out.session = std::make_unique<Session>();
+  SessionOptions sessionOptions;
+  sessionOptions.reciprocalMath = c.reciprocalMath;
+  out.session = std::make_unique<Session>(sessionOptions);
   if (c.file.empty()) {
     out.session->loadText(c.name + ".isam", c.text);
   } else {
@@ -609,7 +641,7 @@ TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
 TEST(BackendEndToEnd, LargeScalarCodeRunsInParallel) {
   Case c = text("gates", "kernel gates<B, H, K>(X: f32[B, H], W: f32[B, K]) -> (Y: f32[B, H], "
                          "S: f32[B]) {\n"
-                         "  Y[b, h] = tanh(X[b, h]) * sigmoid(X[b, h]);\n"
+                         "  Y[b, h] = tanh(X[b, h]);\n"
                          "  S[b] += exp(W[b, k]);\n"
                          "}\n"
                          "instance gates = gates<67, 521, 523>;\n");

@@ -516,8 +516,52 @@ TEST_F(ScheduleVerify, InstructionUnlikeTheMapping) {
 }
 
 TEST_F(ScheduleVerify, PartialMapping) {
+  // The instruction computes only a sub-expression: the rest is work nothing schedules.
   m.candidates[size_t(c.mapping)].partial = true;
-  EXPECT_TRUE(names(verify(), "E0903", "uses a partial or degenerate mapping"));
+  m.candidates[size_t(c.mapping)].subexpression = true;
+  EXPECT_TRUE(names(verify(), "E0903", "leaves work unscheduled (partial or degenerate)"));
+}
+
+TEST_F(ScheduleVerify, OperandComputedSeparatelyByNoPack) {
+  // An operand a sub-expression of several accesses computes: no pack computes it.
+  auto &cand = m.candidates[size_t(c.mapping)];
+  cand.partial = true;
+  cand.operands[1].computedSeparately = true;
+  EXPECT_TRUE(names(verify(), "E0903", "leaves work unscheduled"));
+  // One its pack computes (an expression of its own access) is schedulable.
+  cand.operands[1].computed = ir::Expr();
+  EXPECT_TRUE(mapping::schedulable(cand));
+}
+
+TEST_F(ScheduleVerify, ComputedOperandNeverPacked) {
+  size_t o = 0;
+  while (c.operands[o].output)
+    ++o;
+  ASSERT_FALSE(std::count(c.operands[o].staged.begin(), c.operands[o].staged.end(), true));
+  ir::Expr read;
+  read.kind = ir::Expr::Kind::Read;
+  read.access = c.operands[o].access;
+  c.operands[o].computed = read;
+  EXPECT_TRUE(names(verify(), "E0903",
+                    "is computed but is a result, has no tensor or is never "
+                    "staged"));
+}
+
+TEST_F(ScheduleVerify, ComputedOperandOfAnotherTypeOrTensor) {
+  size_t o = 0;
+  while (c.operands[o].output)
+    ++o;
+  ir::Expr read;
+  read.kind = ir::Expr::Kind::Read;
+  read.type = ir::ElemType::F64;
+  read.access = c.operands[o].access;
+  read.access.tensor = c.operands[o].tensor == 0 ? 1 : 0;
+  c.operands[o].computed = read;
+  c.operands[o].staged[1] = true;
+  c.operands[o].staging[1] = {schedule::Staging::Kind::Pack};
+  auto d = verify();
+  EXPECT_TRUE(names(d, "E0903", "is computed as f64 but the instruction reads f32"));
+  EXPECT_TRUE(names(d, "E0903", "is computed from a tensor other than the one it is placed as"));
 }
 
 TEST_F(ScheduleVerify, VirtualIndexMissing) {
