@@ -100,7 +100,9 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     std::vector<int> choices;
     for (size_t c = 0; c < m.candidates.size(); ++c) {
       const auto &cand = m.candidates[c];
-      if (cand.partial || cand.degenerate)
+      // Lane-reduced mappings have no schedule yet (their accumulator is a lane vector per
+      // result element, folded by the finisher at write-back).
+      if (cand.partial || cand.degenerate || cand.laneReduced >= 0)
         continue;
       if (!pin.instruction.empty() &&
           target.instructions[size_t(cand.instruction)].name != pin.instruction)

@@ -1,0 +1,209 @@
+// Lane-reduced mappings: a reduction index of the statement on the lanes of an accumulating
+// element-wise instruction, finished by a horizontal reduction the description states (acc +=
+// a[i] into a scalar). Found from the semantics alone; checked by mapping::verify.
+#include "mapping/Mapping.h"
+#include "mapping/Verify.h"
+#include "support/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace isam;
+
+namespace {
+
+// `vec` has the finishers; `nofold` lacks them; `narrow` folds 4 lanes where its vectors have 8.
+const char *kTargets = R"(
+target vec {
+  cores 1; clock 1 GHz;
+  memory MEM { size 1 GiB; }
+  memory L1 : MEM { size 32 KiB; line 64 B; }
+  registers V : L1 { count 16; width 32 B; }
+  move load8(dst: out f32[8] in V, src: f32[8] in L1) { dst[i] = src[i]; }
+  move store8(dst: out f32[8] in L1, src: f32[8] in V) { dst[i] = src[i]; }
+  move bcast8(dst: out f32[8] in V, src: f32 in L1) { dst[i] = src; }
+  instr fma8(acc: inout f32[8] in V, a: f32[8] in V, b: f32 in V) { acc[i] += a[i] * b; }
+  instr fma8v(acc: inout f32[8] in V, a: f32[8] in V, b: f32[8] in V) { acc[i] += a[i] * b[i]; }
+  instr addacc8(acc: inout f32[8] in V, a: f32[8] in V) { acc[i] += a[i]; }
+  instr maxacc8(acc: inout f32[8] in V, a: f32[8] in V) { acc[i] max= a[i]; }
+  instr hsum8(acc: inout f32 in V, a: f32[8] in V) { acc += a[i]; } cost { latency 10; per_cycle 1/4; }
+  instr hmax8(acc: inout f32 in V, a: f32[8] in V) { acc max= a[i]; } cost { latency 8; per_cycle 1/4; }
+}
+target nofold {
+  cores 1; clock 1 GHz;
+  memory MEM { size 1 GiB; }
+  memory L1 : MEM { size 32 KiB; line 64 B; }
+  registers V : L1 { count 16; width 32 B; }
+  move load8(dst: out f32[8] in V, src: f32[8] in L1) { dst[i] = src[i]; }
+  move store8(dst: out f32[8] in L1, src: f32[8] in V) { dst[i] = src[i]; }
+  instr fma8v(acc: inout f32[8] in V, a: f32[8] in V, b: f32[8] in V) { acc[i] += a[i] * b[i]; }
+}
+target narrow {
+  cores 1; clock 1 GHz;
+  memory MEM { size 1 GiB; }
+  memory L1 : MEM { size 32 KiB; line 64 B; }
+  registers V : L1 { count 16; width 32 B; }
+  move load8(dst: out f32[8] in V, src: f32[8] in L1) { dst[i] = src[i]; }
+  move store8(dst: out f32[8] in L1, src: f32[8] in V) { dst[i] = src[i]; }
+  instr fma8v(acc: inout f32[8] in V, a: f32[8] in V, b: f32[8] in V) { acc[i] += a[i] * b[i]; }
+  instr hsum4(acc: inout f32 in V, a: f32[4] in V) { acc += a[i]; }
+}
+)";
+
+const char *kGemv = R"(
+kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) { C[m, n] += A[m, k] * B[k, n]; }
+instance g = gemm<7, 3, 13>;
+)";
+
+struct Mapped {
+  std::unique_ptr<Session> session;
+  ir::Kernel kernel;
+  hw::Target target;
+  mapping::StatementMappings result;
+  std::string name(int instruction) const {
+    return target.instructions.at(size_t(instruction)).name;
+  }
+  std::string print() const { return mapping::printMappings(result, kernel, target); }
+  const mapping::Candidate *laneReduced() const {
+    for (const auto &c : result.candidates)
+      if (c.laneReduced >= 0)
+        return &c;
+    return nullptr;
+  }
+};
+
+Mapped mapOne(const std::string &kernelText, const std::string &target) {
+  Mapped m;
+  m.session = test::analyse(std::string(kTargets) + kernelText);
+  EXPECT_FALSE(m.session->diagnostics().hasErrors())
+      << renderDiagnostic(m.session->diagnostics().all().front(), m.session->sources());
+  auto ks = m.session->instances({});
+  EXPECT_EQ(ks.size(), 1u);
+  m.kernel = ks.at(0);
+  auto t = m.session->target(target);
+  EXPECT_TRUE(t.has_value());
+  m.target = *t;
+  m.result = mapping::mapStatement(m.kernel, 0, m.target);
+  return m;
+}
+
+std::string messages(const std::vector<Diagnostic> &ds) {
+  std::string out;
+  for (const auto &d : ds)
+    out += d.message + "\n";
+  return out;
+}
+
+} // namespace
+
+TEST(LaneReduction, GemvPutsTheReductionOnTheLanes) {
+  auto m = mapOne(kGemv, "vec");
+  const auto *c = m.laneReduced();
+  ASSERT_NE(c, nullptr) << m.print();
+  EXPECT_EQ(m.name(c->instruction), "fma8v");
+  EXPECT_EQ(m.name(c->finisher), "hsum8");
+  ASSERT_EQ(c->laneReduced, 0);
+  EXPECT_EQ(c->bindings[0].stmtIndices, std::vector<int>{2});    // i on k
+  EXPECT_EQ(c->bindings[0].remainder, mapping::Remainder::Mask); // 13 = 8 + 5
+  EXPECT_EQ(c->loops, (std::vector<int>{0, 1}));
+  EXPECT_EQ(c->finisherCount, 7 * 3); // one fold per element of C
+  EXPECT_EQ(c->instructionCount, 7 * 3 * 2);
+  // A is read along its rows: no pack; B's column is strided (N = 3): packed; the accumulator is
+  // a register temporary of its own, never packed.
+  for (const auto &o : c->operands)
+    EXPECT_EQ(o.needsPack, o.operand == "b") << o.operand;
+  EXPECT_TRUE(mapping::verify(m.result, m.kernel, m.target).empty())
+      << messages(mapping::verify(m.result, m.kernel, m.target));
+  std::string text = m.print();
+  EXPECT_NE(text.find("fma8v  i<-(k) mask across lanes, then hsum8  loops m,n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("note: each result element accumulates 8 lanes, folded by hsum8 (21 calls)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(LaneReduction, TheFinisherIsCountedInTheEstimate) {
+  auto m = mapOne(R"(
+kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) { C[m, n] += A[m, k] * B[k, n]; }
+instance g = gemm<7, 1, 13>;
+)",
+                  "vec");
+  const auto *c = m.laneReduced();
+  ASSERT_NE(c, nullptr);
+  for (const auto &o : c->operands)
+    EXPECT_FALSE(o.needsPack) << o.operand; // nothing else to charge
+  // 14 fma8v at one per cycle and latency 1, 7 folds at a quarter per cycle and latency 10.
+  EXPECT_DOUBLE_EQ(c->cycles, 14.0 + 1 + 7 * 4.0 + 10);
+}
+
+TEST(LaneReduction, MaxReductionNeedsAMaxFinisher) {
+  auto m = mapOne(R"(
+kernel rowmax<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] max= A[m, k]; }
+instance r = rowmax<5, 16>;
+)",
+                  "vec");
+  const auto *c = m.laneReduced();
+  ASSERT_NE(c, nullptr) << m.print();
+  EXPECT_EQ(m.name(c->instruction), "maxacc8");
+  EXPECT_EQ(m.name(c->finisher), "hmax8");
+  EXPECT_EQ(c->bindings[0].remainder, mapping::Remainder::Exact);
+  for (const auto &x : m.result.candidates)
+    EXPECT_NE(m.name(x.instruction), "addacc8") << m.print();
+}
+
+TEST(LaneReduction, RowSumOnTheAccumulatingAdd) {
+  auto m = mapOne(R"(
+kernel rowsum<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] += A[m, k]; }
+instance r = rowsum<5, 19>;
+)",
+                  "vec");
+  const auto *c = m.laneReduced();
+  ASSERT_NE(c, nullptr) << m.print();
+  EXPECT_EQ(m.name(c->instruction), "addacc8");
+  EXPECT_EQ(m.name(c->finisher), "hsum8");
+  EXPECT_EQ(c->finisherCount, 5);
+}
+
+TEST(LaneReduction, NoFinisherNoLaneReduction) {
+  auto m = mapOne(kGemv, "nofold");
+  EXPECT_EQ(m.laneReduced(), nullptr) << m.print();
+  auto n = mapOne(kGemv, "narrow"); // hsum4 folds 4 lanes, fma8v has 8
+  EXPECT_EQ(n.laneReduced(), nullptr) << n.print();
+}
+
+TEST(LaneReduction, ABroadcastOperandCannotCarryTheReduction) {
+  // fma8's b is one element for all lanes: x[k] varies along the lanes, so k cannot go there.
+  auto m = mapOne(kGemv, "vec");
+  for (const auto &c : m.result.candidates)
+    if (m.name(c.instruction) == "fma8")
+      EXPECT_LT(c.laneReduced, 0) << m.print();
+}
+
+TEST(LaneReduction, VerifierChecksTheFinisher) {
+  auto m = mapOne(kGemv, "vec");
+  const auto *found = m.laneReduced();
+  ASSERT_NE(found, nullptr);
+  auto verify = [&](const mapping::Candidate &c) {
+    return messages(mapping::verify(c, m.kernel, 0, m.target));
+  };
+  mapping::Candidate c = *found;
+  EXPECT_EQ(verify(c), "");
+  c.finisherCount = 3;
+  EXPECT_NE(verify(c).find("counts 3 finisher calls for 21 result elements"), std::string::npos)
+      << verify(c);
+  c = *found;
+  c.finisher = int(m.target.instruction("fma8") - m.target.instructions.data());
+  EXPECT_NE(verify(c).find("its finisher 'fma8' does not fold 8 lanes into one element with +="),
+            std::string::npos)
+      << verify(c);
+  c = *found;
+  c.finisher = -1;
+  EXPECT_NE(verify(c).find("its finisher #-1 is not an instruction"), std::string::npos)
+      << verify(c);
+  c = *found;
+  c.laneReduced = -1; // then i on k is a reduction bound to a write index, and a stray finisher
+  EXPECT_NE(verify(c).find("does not reduce but is bound to statement index 'k'"),
+            std::string::npos)
+      << verify(c);
+  EXPECT_NE(verify(c).find("has a finisher but is not lane-reduced"), std::string::npos)
+      << verify(c);
+}
