@@ -1,11 +1,20 @@
 // Lane-reduced mappings: a reduction index of the statement on the lanes of an accumulating
 // element-wise instruction, finished by a horizontal reduction the description states (acc +=
 // a[i] into a scalar). Found from the semantics alone; checked by mapping::verify.
+#include "interp/Interpreter.h"
 #include "mapping/Mapping.h"
 #include "mapping/Verify.h"
+#include "schedule/CostModel.h"
+#include "schedule/Execute.h"
+#include "schedule/Geometry.h"
+#include "schedule/Search.h"
+#include "schedule/Space.h"
+#include "schedule/Verify.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace isam;
 
@@ -92,6 +101,65 @@ std::string messages(const std::vector<Diagnostic> &ds) {
     out += d.message + "\n";
   return out;
 }
+
+// The lane-reduced mapping of statement 0 of each instance on a shipped target, searched,
+// lowered and checked: one instance's schedule, its text and the mapping's finisher.
+struct LaneSchedule {
+  std::unique_ptr<Session> session;
+  ir::Kernel kernel;
+  hw::Target target;
+  std::vector<mapping::StatementMappings> mappings;
+  schedule::KernelSchedule schedule;
+  bool found = false;
+  std::string text() const { return schedule::printSchedule(schedule, kernel, target); }
+};
+
+LaneSchedule laneSchedule(const std::string &text, const std::string &target,
+                          const std::string &instance) {
+  LaneSchedule r;
+  r.session = test::analyse(text);
+  auto ks = r.session->instances({instance});
+  auto t = r.session->target(target);
+  if (ks.size() != 1 || !t)
+    return r;
+  r.kernel = ks[0];
+  r.target = *t;
+  r.mappings = r.session->mappings(r.kernel, r.target);
+  const auto &m = r.mappings.at(0);
+  int chosen = -1;
+  for (size_t c = 0; c < m.candidates.size() && chosen < 0; ++c)
+    if (m.candidates[c].laneReduced >= 0)
+      chosen = int(c);
+  if (chosen < 0)
+    return r;
+  schedule::Space space(r.kernel, r.target, m, chosen, schedule::Pins{});
+  schedule::AnalyticalModel model(r.kernel, r.target, m);
+  schedule::Budget budget;
+  budget.candidates = 300;
+  budget.milliseconds = 1e9;
+  auto best = schedule::makeStrategy("beam")->run(space, model, budget, 1);
+  if (!best.found)
+    return r;
+  r.schedule.kernel = r.kernel.name;
+  r.schedule.target = r.target.name;
+  r.schedule.statements.push_back(schedule::lower(r.kernel, r.target, m, best.config, best.cost));
+  r.found = true;
+  return r;
+}
+
+const char *kShapes = R"(
+kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) { C[m, n] += A[m, k] * B[k, n]; }
+kernel rowmax<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] max= A[m, k]; }
+kernel rowsum<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] += A[m, k]; }
+instance gemv_odd = gemm<37, 1, 45>;
+instance n2 = gemm<9, 2, 33>;
+instance n3 = gemm<37, 3, 45>;
+instance n5 = gemm<5, 5, 100>;
+instance k7 = gemm<3, 4, 7>;
+instance long_k = gemm<11, 1, 1000>;
+instance rowmax_odd = rowmax<33, 45>;
+instance rowsum_odd = rowsum<13, 17>;
+)";
 
 } // namespace
 
@@ -206,4 +274,78 @@ TEST(LaneReduction, VerifierChecksTheFinisher) {
       << verify(c);
   EXPECT_NE(verify(c).find("has a finisher but is not lane-reduced"), std::string::npos)
       << verify(c);
+}
+
+// ---- schedules --------------------------------------------------------------------------------
+
+TEST(LaneReductionSchedule, InterpreterMatchesTheReferenceOnOddSizes) {
+  for (const char *target : {"x86_avx512", "x86_avx2", "arm_neon", "riscv_rvv"})
+    for (const char *instance :
+         {"gemv_odd", "n2", "n3", "n5", "k7", "long_k", "rowmax_odd", "rowsum_odd"}) {
+      SCOPED_TRACE(std::string(instance) + " on " + target);
+      auto r = laneSchedule(kShapes, target, instance);
+      ASSERT_TRUE(r.found);
+      EXPECT_TRUE(schedule::verify(r.schedule, r.kernel, r.target, r.mappings).empty())
+          << messages(schedule::verify(r.schedule, r.kernel, r.target, r.mappings)) << r.text();
+      for (uint64_t seed : {1, 2}) {
+        interp::Buffers inputs = interp::randomInputs(r.kernel, seed);
+        interp::Buffers ref = inputs, got = inputs;
+        interp::run(r.kernel, ref);
+        schedule::execute(r.schedule, r.kernel, r.target, got);
+        auto cmp = interp::compareOutputs(r.kernel, ref, got);
+        EXPECT_TRUE(std::isfinite(cmp.maxAbsError)) << r.text();
+        EXPECT_LE(cmp.maxRelError, interp::tolerance(r.kernel)) << r.text();
+      }
+    }
+}
+
+TEST(LaneReductionSchedule, TheRegisterTileHoldsLanesAndIsFoldedAfter) {
+  auto r = laneSchedule(kShapes, "x86_avx512", "n3");
+  ASSERT_TRUE(r.found);
+  const auto &ss = r.schedule.statements.at(0);
+  EXPECT_EQ(r.target.instructions[size_t(ss.config.finisher)].name, "hsum16");
+  int laneBuffers = 0;
+  for (const auto &b : ss.buffers)
+    if (b.lanes > 0) {
+      ++laneBuffers;
+      EXPECT_EQ(b.lanes, 16);
+      EXPECT_EQ(b.memory, "ZMM");
+    }
+  EXPECT_EQ(laneBuffers, 1);
+  std::string text = r.text();
+  EXPECT_NE(text.find("mapping: fma16v (k x16 across lanes, then hsum16)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("stage C@ZMM <- C[m, n] x16 lanes from 0, folded by hsum16 after"),
+            std::string::npos)
+      << text;
+}
+
+TEST(LaneReductionSchedule, TheCostCountsTheFolds) {
+  auto r = laneSchedule(kShapes, "x86_avx512", "long_k");
+  ASSERT_TRUE(r.found);
+  const auto &ss = r.schedule.statements.at(0);
+  const hw::Instruction &fma = r.target.instructions[size_t(ss.config.instruction)];
+  const hw::Instruction &fold = r.target.instructions[size_t(ss.config.finisher)];
+  double calls = schedule::callCount(ss.config);
+  // At least one fold per element of y, at the finisher's rate, besides the FMAs.
+  double cores = ss.config.parallel >= 0 ? double(r.target.cores) : 1;
+  EXPECT_GE(ss.cost.computeCycles * cores,
+            calls / fma.cost.perCycle + 11 / fold.cost.perCycle - 1e-9);
+}
+
+TEST(LaneReductionSchedule, VerifierWantsTheLanesWhereTheFinisherFolds) {
+  auto r = laneSchedule(kShapes, "x86_avx512", "n3");
+  ASSERT_TRUE(r.found);
+  auto ss = r.schedule.statements.at(0);
+  for (auto &b : ss.buffers)
+    if (b.lanes > 0)
+      b.lanes = 8;
+  EXPECT_NE(messages(schedule::verify(ss, r.kernel, r.target, r.mappings.at(0)))
+                .find("holds 8 lanes per element where the finisher folds 16"),
+            std::string::npos);
+  ss = r.schedule.statements.at(0);
+  ss.config.finisher = -1;
+  EXPECT_NE(messages(schedule::verify(ss, r.kernel, r.target, r.mappings.at(0)))
+                .find("the Config's finisher is #-1 but its mapping's is #"),
+            std::string::npos);
 }
