@@ -35,6 +35,9 @@ struct Holder {
   Value *ptr = nullptr;
   std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
   std::vector<int64_t> strides; // elements
+  // A lane-reduced result's register tile: `lanes` partials per element, lane-minor (the
+  // strides count them); 0 otherwise.
+  int64_t lanes = 0;
 };
 
 struct State {
@@ -57,6 +60,7 @@ struct StagedBuffer {
   Holder holder;
   std::vector<Value *> count; // per access dimension: the box's extent (constant when static)
   std::vector<size_t> layout; // access dimensions, outermost first
+  int64_t elements = 0;       // allocated (lanes included)
 };
 
 // A fused group of a result whose tile may wrap, with, per group index, the access dimension
@@ -155,6 +159,9 @@ private:
   void copyStageDimension(StageCopy &copy, size_t k);
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements);
   void copyStageElement(StageCopy &copy);
+  void writeBackElement(StageCopy &copy, Value *outer, Value *staged);
+  void initLanes(const StagedBuffer &staged, ir::ElemType type);
+  Value *foldLanes(Value *vector, unsigned lanes);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -753,6 +760,13 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     staged.holder.strides[staged.layout[k]] = elements;
     elements *= shape[staged.layout[k]];
   }
+  if (buf.lanes > 0) {
+    staged.holder.lanes = buf.lanes;
+    for (int64_t &stride : staged.holder.strides)
+      stride *= buf.lanes;
+    elements *= buf.lanes;
+  }
+  staged.elements = elements;
   staged.holder.ptr =
       allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
   return staged;
@@ -813,17 +827,80 @@ std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
 // box.
 void Generator::copyStageElement(StageCopy &copy) {
   auto [sp, dp] = stagePointers(copy, copy.coord);
-  if (copy.in || copy.guards.empty()) {
-    b_.CreateStore(b_.CreateLoad(copy.storage, copy.in ? sp : dp), copy.in ? dp : sp);
+  if (copy.in) {
+    b_.CreateStore(b_.CreateLoad(copy.storage, sp), dp);
+    return;
+  }
+  if (copy.guards.empty()) {
+    writeBackElement(copy, sp, dp);
     return;
   }
   auto *store = llvm::BasicBlock::Create(ctx(), "writeback", scope_.fn);
   auto *skip = llvm::BasicBlock::Create(ctx(), "writeback.skip", scope_.fn);
   b_.CreateCondBr(insideBox(copy.guards, copy.coord, copy.st), store, skip);
   b_.SetInsertPoint(store);
-  b_.CreateStore(b_.CreateLoad(copy.storage, dp), sp);
+  writeBackElement(copy, sp, dp);
   b_.CreateBr(skip);
   b_.SetInsertPoint(skip);
+}
+
+// One element back to the holder outside; a lane tile's element is its lanes folded by the
+// finisher, onto the value outside.
+void Generator::writeBackElement(StageCopy &copy, Value *outer, Value *staged) {
+  int64_t lanes = copy.staged.holder.lanes;
+  if (lanes == 0) {
+    b_.CreateStore(b_.CreateLoad(copy.storage, staged), outer);
+    return;
+  }
+  const ir::Statement &F = t_.instructions[size_t(c_->finisher)].semantics.statements[0];
+  Value *partials = v_.load(staged, copy.type, unsigned(lanes), 1, unsigned(lanes));
+  Values::Reader read = [&](const ir::Access &, ir::ElemType want) {
+    return v_.convert(partials, copy.type, want);
+  };
+  Value *folded = foldLanes(
+      v_.convert(v_.eval(F.rhs, unsigned(lanes), read), F.rhs.type, copy.type), unsigned(lanes));
+  Value *acc = v_.load(outer, copy.type, 1, 0, 1);
+  v_.store(v_.combine(F.reduce, acc, folded), outer, copy.type, 1, 0, 1);
+}
+
+// The finisher's reduction over the lane index: halves combined with its operator until one
+// lane is left (any order: a sum may be reassociated, which the reference's tolerance allows).
+Value *Generator::foldLanes(Value *vector, unsigned lanes) {
+  const ir::Statement &F = t_.instructions[size_t(c_->finisher)].semantics.statements[0];
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+  b_.setFastMathFlags(fmf);
+  Value *rest = nullptr; // the odd lane out of each halving
+  for (unsigned n = lanes; n > 1; n /= 2) {
+    std::vector<int> low(n / 2), high(n / 2);
+    std::iota(low.begin(), low.end(), 0);
+    std::iota(high.begin(), high.end(), int(n / 2));
+    if (n % 2) {
+      Value *odd = b_.CreateExtractElement(vector, uint64_t(n - 1));
+      rest = rest ? v_.combine(F.reduce, rest, odd) : odd;
+    }
+    Value *lo = n / 2 == 1 ? b_.CreateExtractElement(vector, uint64_t(0))
+                           : b_.CreateShuffleVector(vector, low);
+    Value *hi = n / 2 == 1 ? b_.CreateExtractElement(vector, uint64_t(1))
+                           : b_.CreateShuffleVector(vector, high);
+    vector = v_.combine(F.reduce, lo, hi);
+  }
+  return rest ? v_.combine(F.reduce, vector, rest) : vector;
+}
+
+// A lane tile starts at the reduction's identity in every lane.
+void Generator::initLanes(const StagedBuffer &staged, ir::ElemType type) {
+  double identity = s_->reduce == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
+                    : s_->reduce == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                                      : 0.0;
+  unsigned lanes = unsigned(staged.holder.lanes);
+  Value *splat = v_.constant(identity, type, lanes);
+  for (int64_t e = 0; e < staged.elements / staged.holder.lanes; ++e)
+    v_.store(
+        splat,
+        b_.CreateConstInBoundsGEP1_64(v_.storageType(type), staged.holder.ptr, uint64_t(e) * lanes),
+        type, lanes, 1, lanes);
 }
 
 // The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
@@ -858,7 +935,7 @@ void Generator::copyStageDimension(StageCopy &copy, size_t k) {
   size_t d = layout[k];
   auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
   if (k + 1 == layout.size() && staticCount && staticCount->getSExtValue() > 1 &&
-      (copy.in || copy.guards.empty())) {
+      (copy.in || copy.guards.empty()) && copy.staged.holder.lanes == 0) {
     copyStageVectors(copy, d, staticCount->getSExtValue());
     return;
   }
@@ -898,7 +975,10 @@ void Generator::emitStage(const Node &n, State &st) {
                  writeBackGuards(p, ranges),
                  /*in=*/true,
                  std::vector<Value *>(p.access.indices.size(), c64(0))};
-  copyStageDimension(copy, 0);
+  if (buf.lanes > 0)
+    initLanes(staged, tensor.type);
+  else
+    copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
     emit(x, st);
@@ -966,7 +1046,8 @@ void Generator::emitCall(State &st) {
       bool usesLane = false;
       for (const auto &a : instrAccess.indices)
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
-      stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
+      // A lane tile holds each element's lanes side by side.
+      stride = usesLane ? (h.lanes > 0 ? 1 : laneStride(p.access, h, laneStmtIndex)) : 0;
       return address(p.tensor, p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {

@@ -98,15 +98,20 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       std::tie(pin, pinRange) = it->second;
     // The mappings worth scheduling: full and non-degenerate, best first.
     std::vector<int> choices;
+    bool laneReducedSkipped = false;
     for (size_t c = 0; c < m.candidates.size(); ++c) {
       const auto &cand = m.candidates[c];
-      // Lane-reduced mappings have no schedule yet (their accumulator is a lane vector per
-      // result element, folded by the finisher at write-back).
-      if (cand.partial || cand.degenerate || cand.laneReduced >= 0)
+      if (cand.partial || cand.degenerate)
         continue;
       if (!pin.instruction.empty() &&
           target.instructions[size_t(cand.instruction)].name != pin.instruction)
         continue;
+      // A lane-reduced result's register tile of lanes, folded at write-back, is native code's
+      // (backends/llvm); the accelerator emitter has no op for it.
+      if (cand.laneReduced >= 0 && target.triple.empty()) {
+        laneReducedSkipped = true;
+        continue;
+      }
       choices.push_back(int(c));
     }
     if (!pin.instruction.empty() && choices.empty()) {
@@ -114,6 +119,8 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       for (const auto &r : m.rejected)
         if (target.instructions[size_t(r.instruction)].name == pin.instruction)
           reason = r.reason;
+      if (reason.empty() && laneReducedSkipped)
+        reason = "its only mappings reduce across lanes, which accelerators do not run yet";
       diags.error("E0701", pinRange,
                   "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
                       std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));

@@ -349,3 +349,55 @@ TEST(LaneReductionSchedule, VerifierWantsTheLanesWhereTheFinisherFolds) {
                 .find("the Config's finisher is #-1 but its mapping's is #"),
             std::string::npos);
 }
+
+// An accelerator (no LLVM triple) that states a horizontal sum: the mapper finds the
+// lane-reduced mapping, but the scheduler does not choose it (the accelerator emitter has no
+// op that folds a tile's lanes), and a pin on it says why.
+TEST(LaneReductionSchedule, AcceleratorsDoNotScheduleThemYet) {
+  const std::string accel = R"(
+target lanes {
+  clock 1 GHz;
+  memory DRAM { size 1 GiB; bandwidth 16 B/cycle; }
+  memory SPAD : DRAM { size 64 KiB; }
+  move mvin<R>(dst: out f32[R, 8] in SPAD, src: f32[R, 8] in DRAM) { dst[i, j] = src[i, j]; }
+  move mvout<R>(dst: out f32[R, 8] in DRAM, src: f32[R, 8] in SPAD) { dst[i, j] = src[i, j]; }
+  instr vfma8(acc: inout f32[8] in SPAD, a: f32[8] in SPAD, b: f32[8] in SPAD) {
+    acc[i] += a[i] * b[i];
+  }
+  instr hsum8(acc: inout f32 in SPAD, a: f32[8] in SPAD) { acc += a[i]; }
+}
+kernel gemv<M, K>(A: f32[M, K], x: f32[K]) -> (y: f32[M]) {
+  y[m] += A[m, k] * x[k];
+  PIN
+}
+instance v = gemv<5, 24>;
+)";
+  for (bool pinned : {false, true}) {
+    std::string text = accel;
+    text.replace(text.find("PIN"), 3, pinned ? "schedule { map vfma8; }" : "");
+    auto session = test::analyse(text);
+    auto ks = session->instances({"v"});
+    auto t = session->target("lanes");
+    ASSERT_EQ(ks.size(), 1u);
+    ASSERT_TRUE(t);
+    auto mappings = session->mappings(ks[0], *t);
+    bool found = false;
+    for (const auto &c : mappings.at(0).candidates)
+      found = found || c.laneReduced >= 0;
+    EXPECT_TRUE(found) << mapping::printMappings(mappings.at(0), ks[0], *t);
+    auto ks0 = session->schedule(ks[0], *t);
+    ASSERT_EQ(ks0.statements.size(), 1u);
+    EXPECT_LT(ks0.statements[0].config.finisher, 0);
+    std::string diags;
+    for (const auto &d : session->diagnostics().all())
+      diags += d.code + ": " + d.message + "\n";
+    if (pinned) {
+      EXPECT_NE(diags.find("E0701: the pinned instruction 'vfma8' cannot run statement s0: its "
+                           "only mappings reduce across lanes, which accelerators do not run yet"),
+                std::string::npos)
+          << diags;
+    } else {
+      EXPECT_EQ(diags.find("E07"), std::string::npos) << diags;
+    }
+  }
+}
