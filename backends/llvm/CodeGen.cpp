@@ -35,6 +35,14 @@ struct Holder {
   Value *ptr = nullptr;
   std::vector<Value *> lo;      // per access dimension, i64 (the tensor: zeros)
   std::vector<int64_t> strides; // elements
+  // A register buffer whose lane dimension is padded to whole vectors: a call reads and writes
+  // all its lanes there, unmasked, so that LLVM keeps the buffer in registers (a masked load
+  // or store of a stack slot is never promoted to a register).
+  bool wholeVectors = false;
+  // A packed buffer's blocked dimensions (0: not blocked): element c of dimension d lies at
+  // ((c - lo) / block[d]) * strides[d] + ((c - lo) % block[d]) * innerStrides[d], so that each
+  // register tile's slice of the operand is one contiguous panel (empty: nothing blocked).
+  std::vector<int64_t> block, innerStrides;
   // A lane-reduced result's register tile: `lanes` partials per element, lane-minor (the
   // strides count them); 0 otherwise.
   int64_t lanes = 0;
@@ -55,12 +63,20 @@ struct IndexRanges {
   std::vector<bool> exact;
 };
 
+// One dimension of a staged buffer's layout: a whole access dimension, or the blocks of a
+// blocked one and the elements within a block.
+struct LayoutSlot {
+  enum class Part { Whole, Blocks, InBlock };
+  size_t dim;
+  Part part;
+};
+
 // A staged buffer over an access's bounding box.
 struct StagedBuffer {
   Holder holder;
-  std::vector<Value *> count; // per access dimension: the box's extent (constant when static)
-  std::vector<size_t> layout; // access dimensions, outermost first
-  int64_t elements = 0;       // allocated (lanes included)
+  std::vector<Value *> count;     // per access dimension: the box's extent (constant when static)
+  std::vector<LayoutSlot> layout; // outermost first
+  int64_t elements = 0;           // allocated (lanes included)
 };
 
 // A fused group of a result whose tile may wrap, with, per group index, the access dimension
@@ -82,6 +98,10 @@ struct StageCopy {
   std::vector<WriteBackGuard> guards;
   bool in;
   std::vector<Value *> coord; // tensor coordinates of the point being copied
+  // Per blocked dimension, the block being copied: its first element (from the buffer's low
+  // corner) and its static size.
+  std::vector<Value *> blockBase;
+  std::vector<int64_t> blockSize;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -144,8 +164,14 @@ private:
   void rangeWithinOneRun(const std::vector<int> &group, Value *begin, int64_t size,
                          IndexRanges &ranges);
   void rangeMayWrap(const std::vector<int> &group, Value *begin, int64_t size, IndexRanges &ranges);
+  // `registers`: a register-level buffer, padded to whole vectors where it can be.
   StagedBuffer stagedBuffer(const schedule::Buffer &buf, const schedule::OperandPlacement &p,
-                            const ir::Tensor &tensor, const IndexRanges &ranges);
+                            const ir::Tensor &tensor, const IndexRanges &ranges, bool registers);
+  bool padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged,
+                          size_t inner) const;
+  std::vector<int64_t> packBlocks(const schedule::OperandPlacement &p,
+                                  const schedule::Staging &staging, const StagedBuffer &staged,
+                                  const std::vector<int64_t> &shape) const;
   std::vector<int64_t> stageBoundingBox(const schedule::OperandPlacement &p,
                                         const ir::Tensor &tensor, const IndexRanges &ranges,
                                         StagedBuffer &staged);
@@ -157,7 +183,7 @@ private:
   std::pair<Value *, Value *> stagePointers(const StageCopy &copy,
                                             const std::vector<Value *> &coord);
   void copyStageDimension(StageCopy &copy, size_t k);
-  void copyStageVectors(StageCopy &copy, size_t d, int64_t elements);
+  void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   void copyStageElement(StageCopy &copy);
   void writeBackElement(StageCopy &copy, Value *outer, Value *staged);
   void initLanes(const StagedBuffer &staged, ir::ElemType type);
@@ -190,8 +216,9 @@ private:
   const schedule::StatementSchedule *ss_ = nullptr;
   const schedule::Config *c_ = nullptr;
   const ir::Statement *s_ = nullptr;
-  int laneV_ = -1;    // the virtual index the instruction's lanes run along, or -1
-  int laneStmt_ = -1; // its innermost statement index
+  int laneV_ = -1;        // the virtual index the instruction's lanes run along, or -1
+  int laneStmt_ = -1;     // its innermost statement index
+  int64_t laneWidth_ = 0; // the instruction's lanes along it, when a constant
 };
 
 void Generator::setAttributes(llvm::Function *f) {
@@ -334,15 +361,26 @@ Value *Generator::address(int tensor, const ir::Access &a, const std::vector<Val
 
 Value *Generator::offsetIn(const Holder &h, const std::vector<Value *> &coord) {
   Value *offset = c64(0);
-  for (size_t d = 0; d < coord.size(); ++d)
-    offset = add(offset, mul(sub(coord[d], h.lo[d]), c64(h.strides[d])));
+  for (size_t d = 0; d < coord.size(); ++d) {
+    Value *rel = sub(coord[d], h.lo[d]);
+    if (!h.block.empty() && h.block[d]) {
+      Value *b = c64(h.block[d]);
+      offset = add(offset, add(mul(b_.CreateUDiv(rel, b), c64(h.strides[d])),
+                               mul(b_.CreateURem(rel, b), c64(h.innerStrides[d]))));
+      continue;
+    }
+    offset = add(offset, mul(rel, c64(h.strides[d])));
+  }
   return offset;
 }
 
 int64_t Generator::laneStride(const ir::Access &a, const Holder &h, int stmtIndex) const {
   int64_t stride = 0;
+  // Within a block, for a blocked dimension: a run of lanes never crosses a block, whose size
+  // is a multiple of the instruction's extent and whose start a multiple of it.
   for (size_t d = 0; d < a.indices.size(); ++d)
-    stride += a.indices[d].coefficientOf(stmtIndex) * h.strides[d];
+    stride += a.indices[d].coefficientOf(stmtIndex) *
+              (!h.block.empty() && h.block[d] ? h.innerStrides[d] : h.strides[d]);
   return stride;
 }
 
@@ -749,16 +787,48 @@ std::vector<size_t> Generator::stageLayout(const ir::Access &access) const {
 
 StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
                                      const schedule::OperandPlacement &p, const ir::Tensor &tensor,
-                                     const IndexRanges &ranges) {
+                                     const IndexRanges &ranges, bool registers) {
   StagedBuffer staged;
   std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
-  staged.layout = stageLayout(p.access);
+  std::vector<size_t> order = stageLayout(p.access);
+  std::vector<int64_t> block;
+  // A scalar result (a dot product on the lanes) has no dimension to pad.
+  if (registers && !order.empty() && padsToWholeVectors(p, staged, order.back())) {
+    int64_t &lanesDim = shape[order.back()];
+    lanesDim = (lanesDim + laneWidth_ - 1) / laneWidth_ * laneWidth_;
+    staged.holder.wholeVectors = true;
+  } else if (!registers) {
+    block = packBlocks(p, p.staging[size_t(buf.level)], staged, shape);
+  }
+  // The blocks of every blocked dimension outermost, then the dimensions not blocked, then the
+  // elements within a block: each register tile's slice is then one contiguous panel.
+  auto part = [&](size_t d) {
+    return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
+  };
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::InBlock)
+      staged.layout.push_back({d, LayoutSlot::Part::Blocks});
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::Whole)
+      staged.layout.push_back({d, LayoutSlot::Part::Whole});
+  for (size_t d : order)
+    if (part(d) == LayoutSlot::Part::InBlock)
+      staged.layout.push_back({d, LayoutSlot::Part::InBlock});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
+  if (!block.empty()) {
+    staged.holder.block = block;
+    staged.holder.innerStrides.assign(dims, 0);
+  }
   int64_t elements = 1;
-  for (size_t k = dims; k-- > 0;) {
-    staged.holder.strides[staged.layout[k]] = elements;
-    elements *= shape[staged.layout[k]];
+  for (size_t k = staged.layout.size(); k-- > 0;) {
+    auto [d, slotPart] = staged.layout[k];
+    int64_t n = slotPart == LayoutSlot::Part::Whole     ? shape[d]
+                : slotPart == LayoutSlot::Part::InBlock ? block[d]
+                                                        : (shape[d] + block[d] - 1) / block[d];
+    (slotPart == LayoutSlot::Part::InBlock ? staged.holder.innerStrides[d]
+                                           : staged.holder.strides[d]) = elements;
+    elements *= n;
   }
   if (buf.lanes > 0) {
     staged.holder.lanes = buf.lanes;
@@ -770,6 +840,48 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   staged.holder.ptr =
       allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(tensor.type)), buf.name);
   return staged;
+}
+
+// Whether a register buffer's innermost dimension is the instruction's lanes, one statement
+// index with unit stride, of a static count: then it can be padded to whole vectors.
+bool Generator::padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged,
+                                   size_t inner) const {
+  if (laneV_ < 0 || laneWidth_ <= 1 || c_->vindices[size_t(laneV_)].stmtIndices.size() != 1)
+    return false;
+  const ir::Affine &a = p.access.indices[inner];
+  return a.terms.size() == 1 && a.terms[0].first == laneStmt_ && a.terms[0].second == 1 &&
+         llvm::isa<llvm::ConstantInt>(staged.count[inner]);
+}
+
+// The blocks of a pack into a cache level (empty: none): a dimension indexed by one
+// non-reduction statement index alone, of a static count, is blocked by the register tile of
+// that index where the buffer holds several, as BLIS packs micro-panels: the register tile
+// then reads its slice of the operand as one stream instead of as rows far apart.
+std::vector<int64_t> Generator::packBlocks(const schedule::OperandPlacement &p,
+                                           const schedule::Staging &staging,
+                                           const StagedBuffer &staged,
+                                           const std::vector<int64_t> &shape) const {
+  size_t regs = c_->levels.size() - 1;
+  if (staging.kind != schedule::Staging::Kind::Pack || !c_->levels[regs].registers)
+    return {};
+  std::vector<int64_t> block(shape.size(), 0);
+  bool any = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const ir::Affine &a = p.access.indices[d];
+    if (a.terms.size() != 1 || a.terms[0].second != 1 ||
+        !llvm::isa<llvm::ConstantInt>(staged.count[d]))
+      continue;
+    for (size_t v = 0; v < c_->vindices.size(); ++v) {
+      const schedule::VirtualIndex &vi = c_->vindices[v];
+      int64_t tile = c_->tiles[regs][v];
+      if (vi.stmtIndices.size() == 1 && vi.stmtIndices[0] == a.terms[0].first && !vi.reduction &&
+          tile > 0 && tile < shape[d]) {
+        block[d] = tile;
+        any = true;
+      }
+    }
+  }
+  return any ? block : std::vector<int64_t>{};
 }
 
 // A result's tile over a fused index that may wrap is a bounding box larger than the box:
@@ -905,17 +1017,19 @@ void Generator::initLanes(const StagedBuffer &staged, ir::ElemType type) {
 
 // The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
 // holder outside may be strided, the buffer is contiguous there.
-void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
+void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first) {
   unsigned width = copy.width;
   int64_t chunks = (elements + width - 1) / width;
   auto move = [&](Value *iv, unsigned active) {
-    copy.coord[d] = add(copy.staged.holder.lo[d], mul(iv, c64(width)));
+    copy.coord[d] = add(first, mul(iv, c64(width)));
     auto [sp, dp] = stagePointers(copy, copy.coord);
     int64_t srcStride = copy.outer.strides[d];
+    // The buffer's padding lanes are written too (zeros, in), and read whole (out).
+    unsigned inBuffer = copy.staged.holder.wholeVectors ? width : active;
     Value *x = copy.in ? v_.load(sp, copy.type, width, srcStride, active)
-                       : v_.load(dp, copy.type, width, 1, active);
+                       : v_.load(dp, copy.type, width, 1, inBuffer);
     if (copy.in)
-      v_.store(x, dp, copy.type, width, 1, active);
+      v_.store(x, dp, copy.type, width, 1, inBuffer);
     else
       v_.store(x, sp, copy.type, width, srcStride, active);
   };
@@ -927,26 +1041,46 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements) {
 // Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
 // buffer) moves a vector at a time when its count is static and no guard applies.
 void Generator::copyStageDimension(StageCopy &copy, size_t k) {
-  const std::vector<size_t> &layout = copy.staged.layout;
+  const std::vector<LayoutSlot> &layout = copy.staged.layout;
   if (k == layout.size()) {
     copyStageElement(copy);
     return;
   }
-  size_t d = layout[k];
-  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
-  if (k + 1 == layout.size() && staticCount && staticCount->getSExtValue() > 1 &&
+  auto [d, part] = layout[k];
+  Value *first = copy.staged.holder.lo[d], *count = copy.staged.count[d];
+  if (part == LayoutSlot::Part::Blocks) {
+    // A blocked dimension's count is static: whole blocks in a loop, then the last one.
+    int64_t n = llvm::cast<llvm::ConstantInt>(count)->getSExtValue();
+    int64_t block = copy.staged.holder.block[d], whole = n / block;
+    auto blockAt = [&](Value *base, int64_t size) {
+      copy.blockBase[d] = base;
+      copy.blockSize[d] = size;
+      copyStageDimension(copy, k + 1);
+    };
+    loop(whole, copy.registers, [&](Value *iv) { blockAt(mul(iv, c64(block)), block); });
+    if (n % block)
+      blockAt(c64(whole * block), n % block);
+    return;
+  }
+  if (part == LayoutSlot::Part::InBlock) {
+    first = add(first, copy.blockBase[d]);
+    count = c64(copy.blockSize[d]);
+  }
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  if (k + 1 == layout.size() && staticCount &&
+      (staticCount->getSExtValue() > 1 || copy.staged.holder.wholeVectors) &&
       (copy.in || copy.guards.empty()) && copy.staged.holder.lanes == 0) {
-    copyStageVectors(copy, d, staticCount->getSExtValue());
+    copyStageVectors(copy, d, staticCount->getSExtValue(), first);
     return;
   }
   auto body = [&](Value *iv) {
-    copy.coord[d] = add(copy.staged.holder.lo[d], iv);
+    copy.coord[d] = add(first, iv);
     copyStageDimension(copy, k + 1);
   };
   if (staticCount)
     loop(staticCount->getSExtValue(), copy.registers, body);
   else
-    loop(copy.staged.count[d], body);
+    loop(count, body);
 }
 
 // Stages the operand in a buffer over the box's bounding box for the node's body: copied in
@@ -957,24 +1091,31 @@ void Generator::emitStage(const Node &n, State &st) {
   const schedule::OperandPlacement &p = c_->operands[operand];
   const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
   IndexRanges ranges = stageIndexRanges(st);
-  StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges);
+  bool registers = c_->levels[size_t(buf.level)].registers;
+  std::vector<WriteBackGuard> guards = writeBackGuards(p, ranges);
+  // A guarded write-back copies element by element, which whole vectors cannot follow.
+  StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges, registers && guards.empty());
 
   Holder outerScratch;
   // A copy: pushing the staged holder below may move the one holderOf returns.
   const Holder outer = holderOf(operand, st, outerScratch);
   int bytes = ir::elemTypeBytes(tensor.type);
   // Register buffers are copied fully unrolled, so that every access has a constant offset and
-  // the buffer lives in registers; others in loops.
+  // the buffer lives in registers; others in loops. A buffer of whole vectors is copied a
+  // call's vector at a time, so that the copies and the calls access the same slices.
   StageCopy copy{staged,
                  outer,
                  st,
                  tensor.type,
                  v_.storageType(tensor.type),
-                 unsigned(std::max<int64_t>(1, 64 / bytes)),
-                 c_->levels[size_t(buf.level)].registers,
-                 writeBackGuards(p, ranges),
+                 staged.holder.wholeVectors ? unsigned(laneWidth_)
+                                            : unsigned(std::max<int64_t>(1, 64 / bytes)),
+                 registers,
+                 std::move(guards),
                  /*in=*/true,
-                 std::vector<Value *>(p.access.indices.size(), c64(0))};
+                 std::vector<Value *>(p.access.indices.size(), c64(0)),
+                 std::vector<Value *>(p.access.indices.size(), nullptr),
+                 std::vector<int64_t>(p.access.indices.size(), 0)};
   if (buf.lanes > 0)
     initLanes(staged, tensor.type);
   else
@@ -1038,7 +1179,9 @@ void Generator::emitCall(State &st) {
       if (vOf[j] >= 0 && q[j])
         vvalue[size_t(vOf[j])] = add(vvalue[size_t(vOf[j])], c64(q[j]));
     std::vector<Value *> point = pointOf(vvalue);
-    auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride) {
+    // `whole`: the run of lanes lies in a buffer padded to whole vectors, read and written
+    // unmasked.
+    auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride, bool &whole) {
       size_t o = size_t(instrAccess.tensor);
       const schedule::OperandPlacement &p = c_->operands[o];
       Holder scratch;
@@ -1048,6 +1191,7 @@ void Generator::emitCall(State &st) {
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
       // A lane tile holds each element's lanes side by side.
       stride = usesLane ? (h.lanes > 0 ? 1 : laneStride(p.access, h, laneStmtIndex)) : 0;
+      whole = (h.wholeVectors && stride == 1) || h.lanes > 0;
       return address(p.tensor, p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {
@@ -1055,18 +1199,21 @@ void Generator::emitCall(State &st) {
     };
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       int64_t stride;
-      Value *ptr = operandRef(a, stride);
+      bool whole;
+      Value *ptr = operandRef(a, stride, whole);
       ir::ElemType have = typeOf(a);
-      return v_.convert(v_.load(ptr, have, lanes, stride, active), have, want);
+      return v_.convert(v_.load(ptr, have, lanes, stride, whole ? lanes : active), have, want);
     };
     int64_t lhsStride;
-    Value *lhsPtr = operandRef(I.lhs, lhsStride);
+    bool lhsWhole;
+    Value *lhsPtr = operandRef(I.lhs, lhsStride, lhsWhole);
     ir::ElemType lhsType = typeOf(I.lhs);
-    Value *result;
+    unsigned lhsActive = lhsWhole ? lanes : active;
+    Value *result, *acc = nullptr;
     if (I.reduce == ir::ReduceOp::None) {
       result = v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType);
     } else {
-      Value *acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, active);
+      acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, lhsActive);
       if (I.reduce == ir::ReduceOp::Sum && I.rhs.kind == ir::Expr::Kind::Mul) {
         Value *a = v_.convert(v_.eval(I.rhs.args[0], lanes, read), I.rhs.args[0].type, lhsType);
         Value *b = v_.convert(v_.eval(I.rhs.args[1], lanes, read), I.rhs.args[1].type, lhsType);
@@ -1076,7 +1223,16 @@ void Generator::emitCall(State &st) {
             v_.combine(I.reduce, acc, v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
       }
     }
-    v_.store(result, lhsPtr, lhsType, lanes, lhsStride, active);
+    // A lane tile is accessed whole (so that it stays in registers); its lanes past the box keep
+    // their partials, which the fold reads.
+    Holder lhsScratch;
+    if (acc && active < lanes && holderOf(size_t(I.lhs.tensor), st, lhsScratch).lanes > 0) {
+      std::vector<llvm::Constant *> on;
+      for (unsigned l = 0; l < lanes; ++l)
+        on.push_back(b_.getInt1(l < active));
+      result = b_.CreateSelect(llvm::ConstantVector::get(on), result, acc);
+    }
+    v_.store(result, lhsPtr, lhsType, lanes, lhsStride, lhsActive);
   };
   each(0);
 }
@@ -1171,6 +1327,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
   }
   st.stacks.resize(c_->operands.size());
   laneV_ = laneStmt_ = -1;
+  laneWidth_ = 0;
   if (c_->mapping >= 0) {
     const ir::Statement &I = t_.instructions[size_t(c_->instruction)].semantics.statements[0];
     if (!I.lhs.indices.empty() && I.lhs.indices.back().terms.size() == 1)
@@ -1179,6 +1336,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
             (c_->vindices[v].free || c_->vindices[v].instrExtent > 1)) {
           laneV_ = int(v);
           laneStmt_ = c_->vindices[v].stmtIndices.back();
+          laneWidth_ = c_->vindices[v].free ? 0 : c_->vindices[v].instrExtent;
         }
   }
   emit(ss.root, st);

@@ -1,4 +1,5 @@
 #include "backends/llvm/Values.h"
+#include "backends/llvm/VectorMath.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -232,42 +233,22 @@ Value *Values::convert(Value *v, ir::ElemType from, ir::ElemType to) {
              : b_.CreateFPTrunc(v, withLanes(b, lanes));
 }
 
-Value *Values::perLaneLibm(const char *name, Value *x) {
-  llvm::Type *vt = x->getType();
-  llvm::Type *et = vt->getScalarType();
-  std::string fname = name;
-  if (et->isFloatTy())
-    fname += "f";
-  llvm::FunctionCallee f = m_.getOrInsertFunction(fname, et, et);
-  if (!vt->isVectorTy())
-    return b_.CreateCall(f, {x});
-  unsigned lanes = unsigned(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements());
-  Value *out = llvm::UndefValue::get(vt);
-  for (unsigned i = 0; i < lanes; ++i)
-    out = b_.CreateInsertElement(out, b_.CreateCall(f, {b_.CreateExtractElement(x, uint64_t(i))}),
-                                 uint64_t(i));
-  return out;
-}
-
 Value *Values::call(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned lanes) {
   if (isInteger(t))
     return integerCall(fn, t, std::move(a), lanes);
   switch (fn) {
   case ir::Fn::Exp:
-    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]), t);
+    return roundTo(vecmath::exp(b_, a[0]), t);
   case ir::Fn::Log:
-    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]), t);
+    return roundTo(vecmath::log(b_, a[0]), t);
   case ir::Fn::Sqrt:
     return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]), t);
   case ir::Fn::Abs:
     return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
   case ir::Fn::Tanh:
-    return roundTo(perLaneLibm("tanh", a[0]), t);
-  case ir::Fn::Sigmoid: {
-    Value *one = constant(1.0, t, lanes);
-    Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
-    return roundTo(b_.CreateFDiv(one, b_.CreateFAdd(one, e)), t);
-  }
+    return roundTo(vecmath::tanh(b_, a[0]), t);
+  case ir::Fn::Sigmoid:
+    return roundTo(vecmath::sigmoid(b_, a[0]), t);
   case ir::Fn::Relu: // x > 0 ? x : 0, so NaN gives 0
     return b_.CreateSelect(b_.CreateFCmpOGT(a[0], constant(0.0, t, lanes)), a[0],
                            constant(0.0, t, lanes));

@@ -7,7 +7,8 @@
 // double for f64, and the integer types themselves: integer arithmetic wraps (two's
 // complement), so sums agree with the interpreter's in any order. Conversions to an integer
 // type truncate toward zero and saturate. Functions follow the interpreter's definitions,
-// including its NaN behaviour for max, min and relu and its integer division (x / 0 is 0).
+// including its NaN behaviour for max, min and relu and its integer division (x / 0 is 0);
+// exp, log, tanh and sigmoid are vector code (VectorMath.h), within a few ulp of the C library.
 #pragma once
 
 #include "ir/Compute.h"
@@ -61,7 +62,6 @@ private:
   // An integer value as a double, and a double converted to integer type t (saturating).
   llvm::Value *toReal(llvm::Value *v);
   llvm::Value *fromReal(llvm::Value *v, ir::ElemType t);
-  llvm::Value *perLaneLibm(const char *name, llvm::Value *x);
   llvm::Value *roundTo(llvm::Value *v, ir::ElemType t);
   llvm::Constant *mask(unsigned lanes, unsigned active);
   // A vector of the lanes' element pointers, `stride` elements apart.

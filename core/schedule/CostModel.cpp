@@ -54,6 +54,10 @@ struct Movement {
 // staged transfers, and the register tiles filled by moves of their own (with how many).
 struct LevelLoad {
   double footprint = 0, transfers = 0;
+  // Bytes the core itself copies (a pack into a cache level, a register tile of transposed
+  // accumulators gathered and scattered): a loop of its own between the computations, which
+  // nothing overlaps.
+  double copiedBytes = 0;
   int registers = 0;
   std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
 };
@@ -145,6 +149,9 @@ private:
       lc.bytes += traffic.totalBytes;
       if (p.staged[l])
         load.transfers += traffic.loads;
+      if (p.staged[l] &&
+          (p.staging[l].kind == Staging::Kind::Pack || (lv.registers && p.layoutChange)))
+        load.copiedBytes += traffic.totalBytes;
     }
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
@@ -208,7 +215,10 @@ private:
           bw = bw > 0 ? std::min(bw, mv->cost.bandwidthBytesPerCycle)
                       : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
-    lc.cycles = bw > 0 ? lc.bytes / (bw * (privateLevel ? coresUsed_ : 1)) : 0;
+    double rate = bw * (privateLevel ? coresUsed_ : 1);
+    lc.cycles = bw > 0 ? lc.bytes / rate : 0;
+    double copied = bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate) : 0;
+    m_.serial += copied;
     double moveLatency = 0;
     for (const auto &p : c_.operands)
       if (p.staged[l])
@@ -228,8 +238,8 @@ private:
       m_.serial += lc.cycles + load.transfers * moveLatency / coresUsed_;
     } else if (lv.softwareManaged && !lv.registers) {
       addDoubleBufferedMoves(l, bw);
-    } else if (lc.cycles > m_.overlapped) {
-      m_.overlapped = lc.cycles;
+    } else if (lc.cycles - copied > m_.overlapped) {
+      m_.overlapped = lc.cycles - copied;
       m_.slowest = Bound::Bandwidth;
       m_.slowestAt = lv.memory;
     }

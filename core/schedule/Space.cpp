@@ -286,6 +286,20 @@ void Space::addOptions(const hw::Target &target) {
   for (size_t v = 0; v < k.vindices.size() && threads; ++v)
     if (!k.vindices[v].reduction)
       parallelOptions_.push_back(int(v));
+  // An input packed at a cache level may be packed at any cache level on its path.
+  for (size_t o = 0; o < k.operands.size(); ++o) {
+    const OperandPlacement &p = k.operands[o];
+    std::vector<int> levels;
+    for (size_t j = p.path.size(); j-- > 1;) {
+      size_t l = size_t(p.path[j]);
+      if (p.staged[l] && p.staging[l].kind == Staging::Kind::Pack)
+        levels.insert(levels.begin(), int(l));
+      else if (!levels.empty() && !k.levels[l].softwareManaged)
+        levels.push_back(int(l));
+    }
+    if (levels.size() > 1)
+      packOptions_.push_back({o, levels});
+  }
 }
 
 void Space::addPins(const Pins &pins) {
@@ -364,6 +378,8 @@ void Space::addKnobs() {
   for (size_t l = 0; l < nl; ++l)
     knobs_.push_back({"order " + k.levels[l].name, pinnedOrder_[l] ? 1 : orderOptions_[l].size()});
   knobs_.push_back({"parallel", pinnedParallel_ ? 1 : parallelOptions_.size()});
+  for (const auto &[o, levels] : packOptions_)
+    knobs_.push_back({"pack operand " + std::to_string(o), levels.size()});
 }
 
 size_t Space::tileKnob(size_t level, size_t v) const {
@@ -402,6 +418,17 @@ Config Space::decode(const std::vector<size_t> &point) const {
                                  : orderOptions_[l][point[base + l] % orderOptions_[l].size()];
   c.parallel = pinnedParallel_ ? *pinnedParallel_
                                : parallelOptions_[point[base + nl] % parallelOptions_.size()];
+  for (size_t j = 0; j < packOptions_.size(); ++j) {
+    const auto &[o, levels] = packOptions_[j];
+    size_t from = size_t(levels.front()),
+           to = size_t(levels[point[base + nl + 1 + j] % levels.size()]);
+    OperandPlacement &p = c.operands[o];
+    if (from == to)
+      continue;
+    p.staged[from] = false;
+    p.staged[to] = true;
+    std::swap(p.staging[from], p.staging[to]);
+  }
   return c;
 }
 

@@ -54,8 +54,13 @@ private:
   std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
   std::vector<int> parallelOptions_;
+  // Per packed input: the operand and the cache levels its pack may go to, innermost first.
+  // Packed where its tile is reused most, the copy is paid once for many register tiles, as
+  // BLAS libraries pack B for the L3 block and A for the L2 block.
+  std::vector<std::pair<size_t, std::vector<int>>> packOptions_;
   std::vector<Knob> knobs_;
-  // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then parallel.
+  // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then
+  // parallel, then the level of each pack.
   size_t tileKnob(size_t level, size_t v) const;
   std::vector<std::vector<std::optional<int64_t>>> pinnedTiles_; // [level][v]
   std::vector<std::optional<std::vector<int>>> pinnedOrder_;

@@ -1,9 +1,9 @@
 // `isamap run --target` for another architecture through the real binary: AArch64 (arm_neon)
 // and RISC-V (riscv_rvv) code cross-linked with Debian's cross compilers and run under
-// qemu-user, checked against the reference interpreter on every sample's small instances and
-// on f16 kernels; the emulated timing's label; the message when the tools are missing or the
-// emulator crashes; and, on the host, x86_avx2 code run natively. The emulated tests skip
-// (saying why) when the cross tools are absent.
+// qemu-user, checked against the reference interpreter on every sample's small instances, on
+// f16 kernels and on exp, log, tanh and sigmoid; the emulated timing's label; the message when
+// the tools are missing or the emulator crashes; and, on the host, x86_avx2 code run natively.
+// The emulated tests skip (saying why) when the cross tools are absent.
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +126,41 @@ TEST(CrossRunCli, RiscvRvvSmallInstancesPassUnderQemu) {
   checkSmallInstances("riscv_rvv", "qemu-riscv64");
 }
 
+// k on the lanes of the element-wise FMA and max (lanes 4 and 8), folded by faddp/fmaxv and
+// vfredusum/vfredmax as the descriptions state them: odd sizes, under qemu.
+TEST(CrossRunCli, LaneReducedMappingsPassUnderQemu) {
+  std::string file = test::tempFile("crossrun", "lanes.isam", R"(
+kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) { C[m, n] += A[m, k] * B[k, n]; }
+kernel rowmax<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] max= A[m, k]; }
+instance gemv = gemm<37, 1, 45>;
+instance n3 = gemm<13, 3, 29>;
+instance rmax = rowmax<33, 45>;
+)");
+  std::string missing;
+  for (const Tools *tools : {&kArm, &kRiscv}) {
+#if defined(__aarch64__)
+    if (tools == &kArm)
+      continue;
+#endif
+    if (std::string why = missingTools(*tools); !why.empty()) {
+      missing += why + "; ";
+      continue;
+    }
+    for (const char *instance : {"gemv", "n3", "rmax"}) {
+      auto s = test::run(kIsamap + " schedule " + file + " --instance " + instance + " --target " +
+                         tools->target);
+      EXPECT_TRUE(has(s.out, "across lanes, then")) << instance << " on " << tools->target << ":\n"
+                                                    << s.out << s.err;
+      auto r = test::run(kIsamap + " run " + file + " --instance " + instance + " --target " +
+                         tools->target + " --check");
+      EXPECT_EQ(r.exitCode, 0) << instance << " on " << tools->target << ":\n" << r.out << r.err;
+      EXPECT_TRUE(has(r.out, "PASS")) << instance << " on " << tools->target << ":\n" << r.out;
+    }
+  }
+  if (!missing.empty())
+    GTEST_SKIP() << missing;
+}
+
 TEST(CrossRunCli, TextReportLabelsEmulatedTiming) {
   if (auto why = missingTools(kRiscv); !why.empty())
     GTEST_SKIP() << why;
@@ -238,6 +273,28 @@ kernel toint<N>(A: f16[N]) -> (O: i32[N]) {
 instance toint_small = toint<19>;
 )";
 
+// exp, log, tanh and sigmoid (backends/llvm/VectorMath: vector IR, no library call) over their
+// overflow, underflow and saturation ranges, in f32 and f64, on a size with a remainder.
+const char *kTranscendentalKernels = R"(
+kernel tr<N>(X: f32[N], W: f32[N])
+    -> (E: f32[N], L: f32[N], T: f32[N], S: f32[N], G: f32[N]) {
+  E[i] = exp(X[i] * 100) + exp(W[i] * 0.5);
+  L[i] = log(abs(X[i]) * 1e30) + log(abs(X[i]) * 1e-30);
+  T[i] = tanh(X[i] * 12) + tanh(W[i] * 0.5);
+  S[i] = sigmoid(X[i] * 120) + sigmoid(W[i] * 3);
+  G[i] = sigmoid(X[i] + W[i]) * tanh(W[i] * 2);
+}
+instance tr_small = tr<37>;
+
+kernel trd<N>(X: f64[N]) -> (E: f64[N], L: f64[N], T: f64[N], S: f64[N]) {
+  E[i] = exp(X[i] * 720);
+  L[i] = log(abs(X[i]) * 1e300) + log(abs(X[i]) * 1e-300);
+  T[i] = tanh(X[i] * 20) + tanh(X[i] * 0.5);
+  S[i] = sigmoid(X[i] * 800) + sigmoid(X[i] * 3);
+}
+instance trd_small = trd<37>;
+)";
+
 } // namespace
 
 TEST(CrossRunCli, HalfKernelsRunOnRiscvUnderQemu) {
@@ -255,6 +312,32 @@ TEST(CrossRunCli, HalfKernelsRunOnRiscvUnderQemu) {
     auto results = nlohmann::json::parse(r.out);
     EXPECT_EQ(results[0]["check"]["passed"], true) << instance << ": " << r.out;
   }
+}
+
+// Runs the transcendental kernels on `tools`' target with --check.
+static void checkTranscendentals(const Tools &tools) {
+  std::string file =
+      test::tempFile("crossrun-transcendental", "transcendental.isam", kTranscendentalKernels);
+  for (const char *instance : {"tr_small", "trd_small"}) {
+    auto r = test::run(kIsamap + " run " + file + " --instance " + instance + " --target " +
+                       tools.target + " --check --format=json");
+    ASSERT_EQ(r.exitCode, 0) << instance << " on " << tools.target << ":\n" << r.out << r.err;
+    auto results = nlohmann::json::parse(r.out);
+    EXPECT_EQ(results[0]["check"]["passed"], true)
+        << instance << " on " << tools.target << ": " << r.out;
+  }
+}
+
+TEST(CrossRunCli, TranscendentalFunctionsRunOnArmNeon) {
+  if (auto why = missingTools(kArm); !why.empty())
+    GTEST_SKIP() << why;
+  checkTranscendentals(kArm);
+}
+
+TEST(CrossRunCli, TranscendentalFunctionsRunOnRiscvUnderQemu) {
+  if (auto why = missingTools(kRiscv); !why.empty())
+    GTEST_SKIP() << why;
+  checkTranscendentals(kRiscv);
 }
 
 TEST(CrossRunCli, HalfWideningCompilesForRiscv) {

@@ -135,6 +135,18 @@ Case text(const std::string &name, const std::string &source) {
   return c;
 }
 
+// exp, log, tanh and sigmoid of f32 over the ranges where each overflows, underflows or
+// saturates, and a GRU-like gate.
+const std::string kTranscendental =
+    "kernel tr<N>(X: f32[N], W: f32[N])\n"
+    "    -> (E: f32[N], L: f32[N], T: f32[N], S: f32[N], G: f32[N]) {\n"
+    "  E[i] = exp(X[i] * 100) + exp(W[i] * 0.5);\n"
+    "  L[i] = log(abs(X[i]) * 1e30) + log(abs(X[i]) * 1e-30);\n"
+    "  T[i] = tanh(X[i] * 12) + tanh(W[i] * 0.5);\n"
+    "  S[i] = sigmoid(X[i] * 120) + sigmoid(W[i] * 3);\n"
+    "  G[i] = sigmoid(X[i] + W[i]) * tanh(W[i] * 2);\n"
+    "}\n";
+
 // Element types, functions and shapes the samples do not use.
 std::vector<Case> typeCases() {
   return {
@@ -171,6 +183,31 @@ std::vector<Case> typeCases() {
                          "  S += A[i] * B[i];\n"
                          "}\n"
                          "instance scalar_dot = dot<101>;\n"),
+      // exp, log, tanh and sigmoid (backends/llvm/VectorMath) over wide ranges (overflow and
+      // underflow of exp, saturation of tanh and sigmoid) on sizes with a remainder against
+      // every vector width, in every element type; integer-typed calls are computed in double.
+      text("transcendental_37", kTranscendental + "instance transcendental_37 = tr<37>;\n"),
+      text("transcendental_1000", kTranscendental + "instance transcendental_1000 = tr<1000>;\n"),
+      text("transcendental_f64",
+           "kernel d<N>(X: f64[N]) -> (E: f64[N], L: f64[N], T: f64[N], S: f64[N]) {\n"
+           "  E[i] = exp(X[i] * 720);\n"
+           "  L[i] = log(abs(X[i]) * 1e300) + log(abs(X[i]) * 1e-300);\n"
+           "  T[i] = tanh(X[i] * 20) + tanh(X[i] * 0.5);\n"
+           "  S[i] = sigmoid(X[i] * 800) + sigmoid(X[i] * 3);\n"
+           "}\n"
+           "instance transcendental_f64 = d<37>;\n"),
+      text("transcendental_half",
+           "kernel h<N>(X: f16[N], Y: bf16[N]) -> (A: f16[N], B: bf16[N]) {\n"
+           "  A[i] = exp(X[i] * 10) + log(abs(X[i]) + 0.01) + tanh(X[i] * 4) + sigmoid(X[i] * 9);\n"
+           "  B[i] = exp(Y[i] * 60) + log(abs(Y[i]) + 0.01) + tanh(Y[i] * 4) + sigmoid(Y[i] * 9);\n"
+           "}\n"
+           "instance transcendental_half = h<37>;\n"),
+      text("transcendental_int",
+           "kernel q<N>(A: i32[N], B: i8[N]) -> (P: i32[N], Q: i8[N]) {\n"
+           "  P[i] = exp(A[i] * 3) + log(A[i] * A[i] + 1) * 100 + tanh(A[i]) + sigmoid(A[i] * 9);\n"
+           "  Q[i] = exp(B[i]) + log(B[i] * B[i] + 2) + sigmoid(B[i]);\n"
+           "}\n"
+           "instance transcendental_int = q<37>;\n"),
       // An output written, read back and written again.
       text("rewritten", "kernel k<N>(A: f32[N]) -> (B: f32[N], C: f32[N]) {\n"
                         "  B[i] = A[i];\n"
@@ -465,6 +502,53 @@ TEST(BackendEndToEnd, LaneReducedMappingsMatchTheReference) {
       ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
     }
   }
+}
+
+TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
+  // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
+  // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over
+  // the ranges where exp overflows and underflows and tanh and sigmoid saturate.
+  const std::string source =
+      "target vmath {\n"
+      "  llvm triple \"x86_64-unknown-linux-gnu\" cpu \"haswell\" features \"+avx2,+fma\";\n"
+      "  cores 2;\n"
+      "  clock 3 GHz;\n"
+      "  memory DRAM { size 16 GiB; bandwidth 25.6 GB/s; latency 230; }\n"
+      "  memory L1 : DRAM { size 32 KiB; line 64 B; bandwidth 64 B/cycle; latency 5; }\n"
+      "  registers YMM : L1 { count 16; width 32 B; }\n"
+      "  unit fp { count 2; }\n"
+      "  instr exp8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = exp(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr log8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = log(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr tanh8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp { dst[i] = tanh(a[i]); }\n"
+      "    cost { latency 20; per_cycle 1/4; }\n"
+      "  instr sigmoid8(dst: out f32[8] in YMM, a: f32[8] in YMM) on fp {\n"
+      "    dst[i] = sigmoid(a[i]);\n"
+      "  } cost { latency 20; per_cycle 1/4; }\n"
+      "  move load8(dst: out f32[8] in YMM, src: f32[8] in L1) { dst[i] = src[i]; }\n"
+      "    cost { latency 6; per_cycle 2; }\n"
+      "  move store8(dst: out f32[8] in L1, src: f32[8] in YMM) { dst[i] = src[i]; }\n"
+      "    cost { latency 1; per_cycle 1; }\n"
+      "}\n"
+      "kernel v<N>(X: f32[N]) -> (E: f32[N], L: f32[N], T: f32[N], S: f32[N]) {\n"
+      "  W[i] = X[i] * 100;\n"
+      "  A[i] = abs(X[i]) * 1e20;\n"
+      "  E[i] = exp(W[i]);\n"
+      "  L[i] = log(A[i]);\n"
+      "  T[i] = tanh(W[i]);\n"
+      "  S[i] = sigmoid(W[i]);\n"
+      "}\n"
+      "instance vmath_functions = v<37>;\n";
+  Compiled k;
+  ASSERT_NO_FATAL_FAILURE(compile(text("vmath_functions", source), k, "vmath"));
+  if (IsSkipped())
+    return;
+  for (size_t s = 2; s < k.schedule.statements.size(); ++s)
+    EXPECT_GE(k.schedule.statements[s].config.mapping, 0)
+        << "statement " << s << " runs as scalar code\n"
+        << k.describe();
+  ASSERT_NO_FATAL_FAILURE(runAndCompare(k, 4));
 }
 
 // ---- threads ------------------------------------------------------------------------------

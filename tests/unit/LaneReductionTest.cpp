@@ -118,7 +118,9 @@ LaneSchedule laneSchedule(const std::string &text, const std::string &target,
                           const std::string &instance) {
   LaneSchedule r;
   r.session = test::analyse(text);
-  auto ks = r.session->instances({instance});
+  InstanceSelector selector;
+  selector.instance = instance;
+  auto ks = r.session->instances(selector);
   auto t = r.session->target(target);
   if (ks.size() != 1 || !t)
     return r;
@@ -242,8 +244,9 @@ TEST(LaneReduction, ABroadcastOperandCannotCarryTheReduction) {
   // fma8's b is one element for all lanes: x[k] varies along the lanes, so k cannot go there.
   auto m = mapOne(kGemv, "vec");
   for (const auto &c : m.result.candidates)
-    if (m.name(c.instruction) == "fma8")
+    if (m.name(c.instruction) == "fma8") {
       EXPECT_LT(c.laneReduced, 0) << m.print();
+    }
 }
 
 TEST(LaneReduction, VerifierChecksTheFinisher) {
@@ -376,7 +379,9 @@ instance v = gemv<5, 24>;
     std::string text = accel;
     text.replace(text.find("PIN"), 3, pinned ? "schedule { map vfma8; }" : "");
     auto session = test::analyse(text);
-    auto ks = session->instances({"v"});
+    InstanceSelector selector;
+    selector.instance = "v";
+    auto ks = session->instances(selector);
     auto t = session->target("lanes");
     ASSERT_EQ(ks.size(), 1u);
     ASSERT_TRUE(t);
