@@ -188,6 +188,7 @@ private:
   void writeBackElement(StageCopy &copy, Value *outer, Value *staged);
   void initLanes(const StagedBuffer &staged, ir::ElemType type);
   Value *foldLanes(Value *vector, unsigned lanes);
+  Value *keepInactiveLanes(Value *result, Value *acc, unsigned active, unsigned lanes);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -1131,6 +1132,15 @@ void Generator::emitStage(const Node &n, State &st) {
   }
 }
 
+// A lane tile is accessed whole (so that it stays in registers); its lanes past the box keep
+// their partials, which the fold reads.
+Value *Generator::keepInactiveLanes(Value *result, Value *acc, unsigned active, unsigned lanes) {
+  std::vector<llvm::Constant *> on;
+  for (unsigned l = 0; l < lanes; ++l)
+    on.push_back(b_.getInt1(l < active));
+  return b_.CreateSelect(llvm::ConstantVector::get(on), result, acc);
+}
+
 void Generator::emitCall(State &st) {
   const hw::Instruction &in = t_.instructions[size_t(c_->instruction)];
   const ir::Statement &I = in.semantics.statements[0];
@@ -1223,15 +1233,9 @@ void Generator::emitCall(State &st) {
             v_.combine(I.reduce, acc, v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
       }
     }
-    // A lane tile is accessed whole (so that it stays in registers); its lanes past the box keep
-    // their partials, which the fold reads.
     Holder lhsScratch;
-    if (acc && active < lanes && holderOf(size_t(I.lhs.tensor), st, lhsScratch).lanes > 0) {
-      std::vector<llvm::Constant *> on;
-      for (unsigned l = 0; l < lanes; ++l)
-        on.push_back(b_.getInt1(l < active));
-      result = b_.CreateSelect(llvm::ConstantVector::get(on), result, acc);
-    }
+    if (acc && active < lanes && holderOf(size_t(I.lhs.tensor), st, lhsScratch).lanes > 0)
+      result = keepInactiveLanes(result, acc, active, lanes);
     v_.store(result, lhsPtr, lhsType, lanes, lhsStride, lhsActive);
   };
   each(0);
