@@ -45,6 +45,9 @@ struct Holder {
   // ((c - lo) / block[d]) * strides[d] + ((c - lo) % block[d]) * innerStrides[d], so that each
   // register tile's slice of the operand is one contiguous panel (empty: nothing blocked).
   std::vector<int64_t> block, innerStrides;
+  // A lane-reduced result's register tile: `lanes` partials per element, lane-minor (the
+  // strides count them); 0 otherwise.
+  int64_t lanes = 0;
 };
 
 struct State {
@@ -75,6 +78,7 @@ struct StagedBuffer {
   Holder holder;
   std::vector<Value *> count;     // per access dimension: the box's extent (constant when static)
   std::vector<LayoutSlot> layout; // outermost first
+  int64_t elements = 0;           // allocated (lanes included)
 };
 
 // A fused group of a result whose tile may wrap, with, per group index, the access dimension
@@ -190,6 +194,10 @@ private:
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   void copyStageElement(StageCopy &copy);
   Value *computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes);
+  void writeBackElement(StageCopy &copy, Value *outer, Value *staged);
+  void initLanes(const StagedBuffer &staged, ir::ElemType type);
+  Value *foldLanes(Value *vector, unsigned lanes);
+  Value *keepInactiveLanes(Value *result, Value *acc, unsigned active, unsigned lanes);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -799,7 +807,8 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
   std::vector<size_t> order = stageLayout(p.access);
   std::vector<int64_t> block;
-  if (registers && padsToWholeVectors(p, staged, order.back())) {
+  // A scalar result (a dot product on the lanes) has no dimension to pad.
+  if (registers && !order.empty() && padsToWholeVectors(p, staged, order.back())) {
     int64_t &lanesDim = shape[order.back()];
     lanesDim = (lanesDim + laneWidth_ - 1) / laneWidth_ * laneWidth_;
     staged.holder.wholeVectors = true;
@@ -814,8 +823,9 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   auto part = [&](size_t d) {
     return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
   };
-  size_t lanes = order.back();
-  bool keepLanes = laneStmt_ >= 0 && p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
+  size_t lanes = order.empty() ? 0 : order.back(); // a scalar result has no dimension
+  bool keepLanes = !order.empty() && laneStmt_ >= 0 &&
+                   p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
   auto later = [&](size_t d) { return keepLanes && d == lanes; };
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
@@ -845,6 +855,13 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     elements *= n;
   }
   staged.holder.type = schedule::stagedType(k_, p);
+  if (buf.lanes > 0) {
+    staged.holder.lanes = buf.lanes;
+    for (int64_t &stride : staged.holder.strides)
+      stride *= buf.lanes;
+    elements *= buf.lanes;
+  }
+  staged.elements = elements;
   staged.holder.ptr =
       allocate(uint64_t(elements) * uint64_t(ir::elemTypeBytes(staged.holder.type)), buf.name);
   return staged;
@@ -964,17 +981,80 @@ void Generator::copyStageElement(StageCopy &copy) {
              1);
     return;
   }
-  if (copy.in || copy.guards.empty()) {
-    b_.CreateStore(b_.CreateLoad(copy.storage, copy.in ? sp : dp), copy.in ? dp : sp);
+  if (copy.in) {
+    b_.CreateStore(b_.CreateLoad(copy.storage, sp), dp);
+    return;
+  }
+  if (copy.guards.empty()) {
+    writeBackElement(copy, sp, dp);
     return;
   }
   auto *store = llvm::BasicBlock::Create(ctx(), "writeback", scope_.fn);
   auto *skip = llvm::BasicBlock::Create(ctx(), "writeback.skip", scope_.fn);
   b_.CreateCondBr(insideBox(copy.guards, copy.coord, copy.st), store, skip);
   b_.SetInsertPoint(store);
-  b_.CreateStore(b_.CreateLoad(copy.storage, dp), sp);
+  writeBackElement(copy, sp, dp);
   b_.CreateBr(skip);
   b_.SetInsertPoint(skip);
+}
+
+// One element back to the holder outside; a lane tile's element is its lanes folded by the
+// finisher, onto the value outside.
+void Generator::writeBackElement(StageCopy &copy, Value *outer, Value *staged) {
+  int64_t lanes = copy.staged.holder.lanes;
+  if (lanes == 0) {
+    b_.CreateStore(b_.CreateLoad(copy.storage, staged), outer);
+    return;
+  }
+  const ir::Statement &F = t_.instructions[size_t(c_->finisher)].semantics.statements[0];
+  Value *partials = v_.load(staged, copy.type, unsigned(lanes), 1, unsigned(lanes));
+  Values::Reader read = [&](const ir::Access &, ir::ElemType want) {
+    return v_.convert(partials, copy.type, want);
+  };
+  Value *folded = foldLanes(
+      v_.convert(v_.eval(F.rhs, unsigned(lanes), read), F.rhs.type, copy.type), unsigned(lanes));
+  Value *acc = v_.load(outer, copy.type, 1, 0, 1);
+  v_.store(v_.combine(F.reduce, acc, folded), outer, copy.type, 1, 0, 1);
+}
+
+// The finisher's reduction over the lane index: halves combined with its operator until one
+// lane is left (any order: a sum may be reassociated, which the reference's tolerance allows).
+Value *Generator::foldLanes(Value *vector, unsigned lanes) {
+  const ir::Statement &F = t_.instructions[size_t(c_->finisher)].semantics.statements[0];
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+  b_.setFastMathFlags(fmf);
+  Value *rest = nullptr; // the odd lane out of each halving
+  for (unsigned n = lanes; n > 1; n /= 2) {
+    std::vector<int> low(n / 2), high(n / 2);
+    std::iota(low.begin(), low.end(), 0);
+    std::iota(high.begin(), high.end(), int(n / 2));
+    if (n % 2) {
+      Value *odd = b_.CreateExtractElement(vector, uint64_t(n - 1));
+      rest = rest ? v_.combine(F.reduce, rest, odd) : odd;
+    }
+    Value *lo = n / 2 == 1 ? b_.CreateExtractElement(vector, uint64_t(0))
+                           : b_.CreateShuffleVector(vector, low);
+    Value *hi = n / 2 == 1 ? b_.CreateExtractElement(vector, uint64_t(1))
+                           : b_.CreateShuffleVector(vector, high);
+    vector = v_.combine(F.reduce, lo, hi);
+  }
+  return rest ? v_.combine(F.reduce, vector, rest) : vector;
+}
+
+// A lane tile starts at the reduction's identity in every lane.
+void Generator::initLanes(const StagedBuffer &staged, ir::ElemType type) {
+  double identity = s_->reduce == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
+                    : s_->reduce == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                                      : 0.0;
+  unsigned lanes = unsigned(staged.holder.lanes);
+  Value *splat = v_.constant(identity, type, lanes);
+  for (int64_t e = 0; e < staged.elements / staged.holder.lanes; ++e)
+    v_.store(
+        splat,
+        b_.CreateConstInBoundsGEP1_64(v_.storageType(type), staged.holder.ptr, uint64_t(e) * lanes),
+        type, lanes, 1, lanes);
 }
 
 // The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
@@ -1035,7 +1115,7 @@ void Generator::copyStageDimension(StageCopy &copy, size_t k) {
   auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
   if (k + 1 == layout.size() && staticCount &&
       (staticCount->getSExtValue() > 1 || copy.staged.holder.wholeVectors) &&
-      (copy.in || copy.guards.empty())) {
+      (copy.in || copy.guards.empty()) && copy.staged.holder.lanes == 0) {
     copyStageVectors(copy, d, staticCount->getSExtValue(), first);
     return;
   }
@@ -1091,7 +1171,10 @@ void Generator::emitStage(const Node &n, State &st) {
                  outer.type};
   copy.fill = initFolded_ && registers && p.output;
   copy.fillValue = identity_;
-  copyStageDimension(copy, 0);
+  if (buf.lanes > 0)
+    initLanes(staged, tensor.type);
+  else
+    copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
   for (const auto &x : n.body)
     emit(x, st);
@@ -1101,6 +1184,15 @@ void Generator::emitStage(const Node &n, State &st) {
     copy.coord.assign(p.access.indices.size(), c64(0));
     copyStageDimension(copy, 0);
   }
+}
+
+// A lane tile is accessed whole (so that it stays in registers); its lanes past the box keep
+// their partials, which the fold reads.
+Value *Generator::keepInactiveLanes(Value *result, Value *acc, unsigned active, unsigned lanes) {
+  std::vector<llvm::Constant *> on;
+  for (unsigned l = 0; l < lanes; ++l)
+    on.push_back(b_.getInt1(l < active));
+  return b_.CreateSelect(llvm::ConstantVector::get(on), result, acc);
 }
 
 void Generator::emitCall(State &st) {
@@ -1161,8 +1253,9 @@ void Generator::emitCall(State &st) {
       bool usesLane = false;
       for (const auto &a : instrAccess.indices)
         usesLane = usesLane || (lane >= 0 && a.coefficientOf(lane) != 0);
-      stride = usesLane ? laneStride(p.access, h, laneStmtIndex) : 0;
-      whole = h.wholeVectors && stride == 1;
+      // A lane tile holds each element's lanes side by side.
+      stride = usesLane ? (h.lanes > 0 ? 1 : laneStride(p.access, h, laneStmtIndex)) : 0;
+      whole = (h.wholeVectors && stride == 1) || h.lanes > 0;
       return address(p.access, point, h);
     };
     auto typeOf = [&](const ir::Access &a) {
@@ -1181,11 +1274,11 @@ void Generator::emitCall(State &st) {
     Value *lhsPtr = operandRef(I.lhs, lhsStride, lhsWhole);
     ir::ElemType lhsType = typeOf(I.lhs);
     unsigned lhsActive = lhsWhole ? lanes : active;
-    Value *result;
+    Value *result, *acc = nullptr;
     if (I.reduce == ir::ReduceOp::None) {
       result = v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType);
     } else {
-      Value *acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, lhsActive);
+      acc = v_.load(lhsPtr, lhsType, lanes, lhsStride, lhsActive);
       if (I.reduce == ir::ReduceOp::Sum && I.rhs.kind == ir::Expr::Kind::Mul) {
         Value *a = v_.convert(v_.eval(I.rhs.args[0], lanes, read), I.rhs.args[0].type, lhsType);
         Value *b = v_.convert(v_.eval(I.rhs.args[1], lanes, read), I.rhs.args[1].type, lhsType);
@@ -1195,6 +1288,9 @@ void Generator::emitCall(State &st) {
             v_.combine(I.reduce, acc, v_.convert(v_.eval(I.rhs, lanes, read), I.rhs.type, lhsType));
       }
     }
+    Holder lhsScratch;
+    if (acc && active < lanes && holderOf(size_t(I.lhs.tensor), st, lhsScratch).lanes > 0)
+      result = keepInactiveLanes(result, acc, active, lanes);
     v_.store(result, lhsPtr, lhsType, lanes, lhsStride, lhsActive);
   };
   each(0);

@@ -307,6 +307,7 @@ private:
     const std::vector<OperandView> &views;
     std::vector<const std::vector<int> *> groupOf;
     const ir::Expr *subtree;
+    bool laneReduced = false; // the lane index is bound to a reduction index (finisher_ folds)
   };
 
   // The candidates found for one instruction, and the keys of those kept (symmetric operands
@@ -345,6 +346,7 @@ private:
     std::vector<Match> matches = matchExpressions(in, instr, instrText, reason);
     if (matches.empty())
       return {};
+    finisher_ = finisherFor(in);
     Found all;
     for (const auto &[assignment, subtree] : matches) {
       if (overBudget())
@@ -354,6 +356,56 @@ private:
         break;
     }
     return ranked(std::move(all.candidates));
+  }
+
+  // The lane index of an accumulating element-wise instruction (the plain index of its
+  // result's last dimension, acc[i] op= ...), or -1: the index a lane-reduced mapping binds to
+  // a reduction of the statement. An instruction that reduces over an index of its own is not
+  // element-wise.
+  int laneIndexOf(const hw::Instruction &in) const {
+    const ir::Statement &I = in.semantics.statements[0];
+    if (in.isMove || I.reduce == ir::ReduceOp::None || I.reduce != s_.reduce ||
+        in.semantics.tensors[size_t(I.lhs.tensor)].role != ir::TensorRole::InOut ||
+        I.lhs.indices.empty())
+      return -1;
+    if (std::any_of(I.indices.begin(), I.indices.end(), [](auto &i) { return i.reduction; }))
+      return -1;
+    const ir::Affine &last = I.lhs.indices.back();
+    if (last.terms.size() != 1 || last.terms[0].second != 1 || last.constant != 0)
+      return -1;
+    int lane = last.terms[0].first;
+    return I.indices[size_t(lane)].param.empty() && I.indices[size_t(lane)].extent > 1 ? lane : -1;
+  }
+
+  // The instruction that folds `in`'s accumulator across its lanes into one element, found by
+  // its semantics (acc op= a[i]: a scalar accumulator, a vector of as many lanes in the same
+  // registers, the statement's reduction operator and types), or -1.
+  int finisherFor(const hw::Instruction &in) const {
+    int lane = laneIndexOf(in);
+    if (lane < 0)
+      return -1;
+    const ir::Statement &I = in.semantics.statements[0];
+    const ir::Tensor &acc = in.semantics.tensors[size_t(I.lhs.tensor)];
+    int64_t lanes = I.indices[size_t(lane)].extent;
+    for (size_t f = 0; f < t_.instructions.size(); ++f) {
+      const hw::Instruction &h = t_.instructions[f];
+      if (h.isMove || h.semantics.statements.size() != 1)
+        continue;
+      const ir::Statement &H = h.semantics.statements[0];
+      const ir::Tensor &hacc = h.semantics.tensors[size_t(H.lhs.tensor)];
+      if (H.reduce != s_.reduce || !H.lhs.indices.empty() || hacc.role != ir::TensorRole::InOut ||
+          hacc.type != acc.type || H.rhs.kind != ir::Expr::Kind::Read || H.indices.size() != 1 ||
+          !H.indices[0].reduction || !H.indices[0].param.empty() || H.indices[0].extent != lanes)
+        continue;
+      const ir::Tensor &ha = h.semantics.tensors[size_t(H.rhs.access.tensor)];
+      const ir::Access &read = H.rhs.access;
+      if (ha.type == acc.type && ha.memory == acc.memory && ha.shape.size() == 1 &&
+          read.indices.size() == 1 && read.indices[0].terms.size() == 1 &&
+          read.indices[0].terms[0] == std::make_pair(0, int64_t(1)) &&
+          read.indices[0].constant == 0)
+        return int(f);
+    }
+    return -1;
   }
 
   // Whether the instruction's reduction can do the statement's; when not, `reason` says why
@@ -519,14 +571,33 @@ private:
       return true;
     };
 
-    // Candidate groups per instruction index: singles, then fused runs contiguous everywhere.
+    // Lane-reduced: the lane index on a reduction index that every input indexes as the
+    // instruction does; the accumulator holds the lanes apart and the finisher folds them.
+    int lane = finisher_ >= 0 && !subtree ? laneIndexOf(in) : -1;
+    auto laneReducible = [&](size_t ii, size_t s) {
+      if (int(ii) != lane || !s_.indices[s].reduction)
+        return false;
+      for (size_t o = 0; o < views.size(); ++o)
+        if (views[o].bound && int(o) != I.lhs.tensor &&
+            views[o].instrAppears[ii] != views[o].stmtAppears[s])
+          return false;
+      return true;
+    };
+
+    // Candidate groups per instruction index: singles, then fused runs contiguous everywhere,
+    // then (from laneFrom[ii] on) lane-reduced singles.
     std::vector<std::vector<std::vector<int>>> groups(nI);
+    std::vector<size_t> laneFrom(nI);
     for (size_t ii = 0; ii < nI; ++ii) {
       for (size_t s = 0; s < nS; ++s)
         if (matchesPattern(ii, s))
           groups[ii].push_back({int(s)});
       for (auto &g : fusedGroups(ii, views, matchesPattern))
         groups[ii].push_back(std::move(g));
+      laneFrom[ii] = groups[ii].size();
+      for (size_t s = 0; s < nS; ++s)
+        if (laneReducible(ii, s))
+          groups[ii].push_back({int(s)});
     }
 
     // Depth-first choice of a group (or none) per instruction index, groups disjoint.
@@ -540,8 +611,10 @@ private:
       if (ii == nI) {
         Choice ch{in, I, views, std::vector<const std::vector<int> *>(nI, nullptr), subtree};
         for (size_t x = 0; x < nI; ++x)
-          if (choice[x] >= 0)
+          if (choice[x] >= 0) {
             ch.groupOf[x] = &groups[x][size_t(choice[x])];
+            ch.laneReduced = ch.laneReduced || size_t(choice[x]) >= laneFrom[x];
+          }
         finishCandidate(ch, found, reason);
         return;
       }
@@ -672,6 +745,10 @@ private:
     c.isMove = ch.in.isMove;
     c.partial = ch.subtree != nullptr;
     c.subexpression = ch.subtree != nullptr;
+    if (ch.laneReduced) {
+      c.laneReduced = laneIndexOf(ch.in);
+      c.finisher = finisher_;
+    }
     bindInstructionIndices(ch, c);
     if (std::string why = reductionProblem(ch, c); !why.empty()) {
       if (reason.empty())
@@ -801,6 +878,9 @@ private:
         ob.binding = "a temporary for " + stmtText(*ch.subtree);
       }
       describeLayout(v, ch.groupOf, ob);
+      // A lane-reduced result's lanes are a register temporary of its own, not the tensor's.
+      if (c.laneReduced >= 0 && int(o) == ch.I.lhs.tensor)
+        ob.contiguous = true, ob.needsPack = false;
       int m = t_.memoryIndex(op.memory);
       std::string problem;
       bool reads = op.role != ir::TensorRole::Output;
@@ -872,6 +952,14 @@ private:
     double useful = double(s_.pointCount());
     c.utilization = std::min(1.0, useful / (double(count) * instrPoints));
     c.cycles = double(count) / (in.cost.perCycle * t_.cores) + in.cost.latencyCycles;
+    if (c.finisher >= 0) {
+      // One fold per result element, at the end of its reduction.
+      const hw::Instruction &f = t_.instructions[size_t(c.finisher)];
+      c.finisherCount = 1;
+      for (const auto &index : s_.indices)
+        c.finisherCount *= index.reduction ? 1 : index.extent;
+      c.cycles += double(c.finisherCount) / (f.cost.perCycle * t_.cores) + f.cost.latencyCycles;
+    }
     if (in.isMove && in.cost.bandwidthBytesPerCycle > 0) {
       double bytes = useful * ir::elemTypeBytes(k_.tensors[s_.lhs.tensor].type);
       c.cycles = std::max(c.cycles, bytes / in.cost.bandwidthBytesPerCycle);
@@ -963,6 +1051,7 @@ private:
   const MapOptions &opts_;
   Clock::time_point start_;
   StatementMappings out_;
+  int finisher_ = -1; // the current instruction's horizontal reduction (finisherFor), or -1
 };
 
 } // namespace

@@ -81,6 +81,13 @@ struct Candidate {
   std::vector<IndexBinding> bindings;
   std::vector<OperandBinding> operands;
   std::vector<int> loops; // statement indices looped around the instruction, in order
+  // Lane-reduced: the instruction's lane index (the last one of its accumulating result) runs
+  // over a reduction index of the statement, so each result element accumulates a vector of
+  // partial results that `finisher` folds across the lanes at the end (acc[m][0..15] +=
+  // A[m, k..k+15] * x[k..k+15], then one horizontal sum per m).
+  int laneReduced = -1;      // position in `bindings` of the lane index; -1: not lane-reduced
+  int finisher = -1;         // the horizontal reduction: index into hw::Target::instructions
+  int64_t finisherCount = 0; // its calls: one per result element
   int64_t instructionCount = 0;
   double cycles = 0;      // issue-bound estimate over all cores, plus one latency
   double utilization = 0; // useful points / points the issued instructions compute

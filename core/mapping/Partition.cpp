@@ -159,6 +159,8 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel,
         out << '(' << indexList(s, ib.stmtIndices) << ')';
       if (ib.remainder != Remainder::Exact)
         out << " " << remainderName(ib.remainder);
+      if (int(b) == c.laneReduced)
+        out << " across lanes, then " << target.instructions[size_t(c.finisher)].name;
     }
     out << "  loops " << (c.loops.empty() ? "none" : indexList(s, c.loops));
     out << "  | " << c.instructionCount << " instr, ~" << std::llround(c.cycles) << " cycles, "
@@ -182,6 +184,11 @@ std::string printMappings(const StatementMappings &m, const ir::Kernel &kernel,
     }
     if (c.zeroInit)
       out << "      note: the result is zeroed before accumulating\n";
+    if (c.laneReduced >= 0)
+      out << "      note: each result element accumulates "
+          << c.bindings[size_t(c.laneReduced)].instrExtent << " lanes, folded by "
+          << target.instructions[size_t(c.finisher)].name << " (" << c.finisherCount << " call"
+          << (c.finisherCount == 1 ? "" : "s") << ")\n";
     if (!c.partialNote.empty())
       out << "      note: " << c.partialNote << "\n";
   }

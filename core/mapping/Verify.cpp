@@ -69,6 +69,7 @@ public:
         !(c_.utilization <= 1))
       fail("estimates out of range: " + std::to_string(c_.instructionCount) + " instructions, " +
            std::to_string(c_.cycles) + " cycles, utilization " + std::to_string(c_.utilization));
+    laneReduction(*in);
     if (bindings(*in))
       operands(*in);
   }
@@ -122,7 +123,12 @@ private:
         }
         ++uses[size_t(x)];
         product *= s.indices[size_t(x)].extent;
-        if (s.indices[size_t(x)].reduction != ii.reduction)
+        if (int(b) == c_.laneReduced) {
+          if (!s.indices[size_t(x)].reduction || ii.reduction)
+            fail(what + " is marked lane-reduced but is bound to statement index '" +
+                 s.indices[size_t(x)].name + "', which is " +
+                 (s.indices[size_t(x)].reduction ? "" : "not ") + "a reduction");
+        } else if (s.indices[size_t(x)].reduction != ii.reduction)
           fail(what + (ii.reduction ? " reduces" : " does not reduce") +
                " but is bound to statement index '" + s.indices[size_t(x)].name + "'");
       }
@@ -150,6 +156,52 @@ private:
         fail("statement index '" + s.indices[x].name + "' is bound or looped " +
              std::to_string(uses[x]) + " times instead of once");
     return followable;
+  }
+
+  // A lane-reduced candidate names its lane index (one statement index, the last dimension of
+  // the instruction's accumulating result) and a finisher that folds that many lanes with the
+  // statement's operator, once per result element; any other names neither.
+  void laneReduction(const hw::Instruction &in) {
+    const ir::Statement &I = in.semantics.statements[0];
+    if (c_.laneReduced < 0) {
+      if (c_.finisher >= 0 || c_.finisherCount != 0)
+        fail("has a finisher but is not lane-reduced");
+      return;
+    }
+    if (size_t(c_.laneReduced) >= I.indices.size() ||
+        size_t(c_.laneReduced) >= c_.bindings.size()) {
+      fail("its lane-reduced index #" + std::to_string(c_.laneReduced) + " is out of range");
+      return;
+    }
+    const ir::Affine *last = I.lhs.indices.empty() ? nullptr : &I.lhs.indices.back();
+    if (!last || last->terms.size() != 1 || last->terms[0].first != c_.laneReduced ||
+        I.reduce != s_->reduce)
+      fail("index '" + I.indices[size_t(c_.laneReduced)].name +
+           "' is lane-reduced but is not the lane of a result accumulating with the statement's "
+           "operator");
+    if (c_.bindings[size_t(c_.laneReduced)].stmtIndices.size() != 1)
+      fail("its lane-reduced index is bound to " +
+           std::to_string(c_.bindings[size_t(c_.laneReduced)].stmtIndices.size()) +
+           " statement indices instead of one");
+    if (c_.finisher < 0 || size_t(c_.finisher) >= t_.instructions.size()) {
+      fail("its finisher #" + std::to_string(c_.finisher) + " is not an instruction of " + t_.name);
+      return;
+    }
+    const hw::Instruction &f = t_.instructions[size_t(c_.finisher)];
+    const ir::Statement *F =
+        f.semantics.statements.size() == 1 ? &f.semantics.statements[0] : nullptr;
+    if (!F || !F->lhs.indices.empty() || F->reduce != s_->reduce || F->indices.size() != 1 ||
+        !F->indices[0].reduction ||
+        F->indices[0].extent != I.indices[size_t(c_.laneReduced)].extent)
+      fail("its finisher '" + f.name + "' does not fold " +
+           std::to_string(I.indices[size_t(c_.laneReduced)].extent) +
+           " lanes into one element with " + ir::reduceOpText(s_->reduce));
+    int64_t outputs = 1;
+    for (const auto &index : s_->indices)
+      outputs *= index.reduction ? 1 : index.extent;
+    if (c_.finisherCount != outputs)
+      fail("counts " + std::to_string(c_.finisherCount) + " finisher calls for " +
+           std::to_string(outputs) + " result elements");
   }
 
   // A move of the target between two of its memories, a pack, or a memory nothing empties.

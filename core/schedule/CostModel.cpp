@@ -160,7 +160,7 @@ private:
 
   // One register group per instruction operand instance: every accumulator of the register
   // tile stays live; an input needs one per vector lane group it spans (a broadcast scalar,
-  // one), reloaded each reduction step.
+  // one), reloaded each reduction step (a reduction on the lanes, too).
   double registersPerInstance(const OperandPlacement &p, const Level &lv) const {
     const ir::Tensor &op = instr_.semantics.tensors[size_t(p.operand)];
     int width = std::max<int>(1, target_.memories[size_t(lv.memory)].registerBytes);
@@ -171,7 +171,8 @@ private:
     const ir::Tensor &op = instr_.semantics.tensors[size_t(p.operand)];
     double instances = 1;
     for (size_t v = 0; v < c_.vindices.size(); ++v)
-      if (touches(p.access, c_.vindices[v]) && (p.output || c_.vindices[v].instrIndex >= 0) &&
+      if (touches(p.access, c_.vindices[v]) &&
+          (p.output || (c_.vindices[v].instrIndex >= 0 && !c_.vindices[v].reduction)) &&
           !(op.shape.empty() && !p.output))
         instances *= double(tripsOf(c_, l, v));
     return instances;
@@ -296,6 +297,10 @@ private:
     double calls = callCount(c_);
     cost_.computeCycles = calls / (perCycle * coresUsed_);
     cost_.bound = Bound::Compute;
+    if (c_.finisher >= 0) {
+      const hw::Instruction &f = target_.instructions[size_t(c_.finisher)];
+      cost_.computeCycles += finisherCalls() / (f.cost.perCycle * coresUsed_);
+    }
     if (I.reduce == ir::ReduceOp::None)
       return;
     std::vector<std::pair<double, double>> parts = accumulatorParts();
@@ -308,6 +313,22 @@ private:
       cost_.computeCycles = latencyBound;
       cost_.bound = Bound::Latency;
     }
+  }
+
+  // A lane-reduced result is folded at every write-back of its register tile: once per element
+  // of the tile, as often as the tile is loaded (a register tile shorter than the reduction is
+  // folded once per pass over it).
+  double finisherCalls() const {
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandPlacement &p = c_.operands[o];
+      if (!p.output || p.tensor < 0)
+        continue;
+      for (size_t l = 0; l < c_.levels.size(); ++l)
+        if (c_.levels[l].registers && p.staged[l])
+          return operandTraffic(kernel_, c_, o, l).loads *
+                 double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l])));
+    }
+    return 0;
   }
 
   // Independent accumulators per reduction step, as (share of the calls, count). Where the

@@ -10,10 +10,12 @@ namespace isam::schedule {
 
 namespace {
 
-// A staged tile: the bounding box [lo, lo + size) of an operand's access over a box.
+// A staged tile: the bounding box [lo, lo + size) of an operand's access over a box; a
+// lane-reduced result's holds `lanes` partial results per element, lane-minor.
 struct Holder {
   std::vector<int64_t> lo, size;
   std::vector<double> data;
+  int64_t lanes = 1;
 };
 
 class Executor {
@@ -107,8 +109,23 @@ private:
     int64_t count = 1;
     for (int64_t x : h.size)
       count *= x;
-    h.data.assign(size_t(count), 0.0);
     size_t depth = stacks_[o].size();
+    if (buf.lanes > 0) {
+      // Lane partials start from the reduction's identity; the finisher folds them at the end.
+      h.lanes = buf.lanes;
+      h.data.assign(size_t(count * h.lanes), interp::identity(s_.reduce));
+      stacks_[o].push_back(std::move(h));
+      for (const auto &x : n.body)
+        run(x);
+      Holder done = std::move(stacks_[o].back());
+      stacks_[o].pop_back();
+      forEach(done, [&](const std::vector<int64_t> &c, int64_t at) {
+        double &outer = element(o, p.tensor, c, depth);
+        outer = fold(outer, &done.data[size_t(at * done.lanes)], done.lanes);
+      });
+      return;
+    }
+    h.data.assign(size_t(count), 0.0);
     if (p.computed && depth == 0) {
       // The pack of a computed operand evaluates its expression of the access's element.
       const ir::Tensor &t = k_.tensors[size_t(p.tensor)];
@@ -130,6 +147,21 @@ private:
       forEach(done, [&](const std::vector<int64_t> &c, int64_t at) {
         element(o, p.tensor, c, depth) = done.data[at];
       });
+  }
+
+  // The finisher run by its semantics (acc op= a[i]) on one element's lanes.
+  double fold(double acc, const double *lanes, int64_t count) const {
+    const hw::Instruction &f = t_.instructions[size_t(c_.finisher)];
+    const ir::Statement &F = f.semantics.statements[0];
+    ir::ElemType type = f.semantics.tensors[size_t(F.lhs.tensor)].type;
+    for (int64_t i = 0; i < count; ++i) {
+      auto read = [&](const ir::Access &a) {
+        int64_t x = a.indices.at(0).constant + a.indices[0].coefficientOf(0) * i;
+        return lanes[x];
+      };
+      acc = interp::combine(F.reduce, type, acc, interp::evalExpr(F.rhs, read));
+    }
+    return acc;
   }
 
   template <class F> void forEach(const Holder &h, F &&f) {
@@ -167,6 +199,9 @@ private:
                                 : 1;
     std::vector<int64_t> vvalue(c_.vindices.size()), point;
     size_t lhs = size_t(I.lhs.tensor);
+    // A lane-reduced result keeps each lane's partial apart: the lane is the index of the
+    // instruction result's last dimension.
+    int lane = c_.finisher >= 0 ? I.lhs.indices.back().terms.at(0).first : -1;
     for (;;) {
       // Lanes beyond the box are masked off.
       bool inside = true;
@@ -185,7 +220,7 @@ private:
           return element(o, coords(c_.operands[o].access, point));
         };
         double value = interp::evalExpr(I.rhs, read);
-        double &target = element(lhs, coords(c_.operands[lhs].access, point));
+        double &target = result(lhs, point, lane >= 0 ? q[size_t(lane)] : 0);
         target = interp::combine(I.reduce, in.semantics.tensors[lhs].type, target, value);
       }
       size_t ii = 0;
@@ -197,6 +232,16 @@ private:
       if (ii == ni)
         return;
     }
+  }
+
+  // The result element a call writes: in a lane holder, the lane's own partial.
+  double &result(size_t operand, const std::vector<int64_t> &point, int64_t lane) {
+    std::vector<int64_t> c = coords(c_.operands[operand].access, point);
+    if (!stacks_[operand].empty() && stacks_[operand].back().lanes > 1) {
+      Holder &h = stacks_[operand].back();
+      return h.data[size_t(flat(h.size, c, &h.lo) * h.lanes + lane)];
+    }
+    return element(operand, c);
   }
 
   // Every point of the statement inside the box, in order.

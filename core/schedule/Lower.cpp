@@ -6,6 +6,13 @@
 
 namespace isam::schedule {
 
+int64_t laneCount(const Config &c, const hw::Target &target) {
+  const ir::Statement &I = target.instructions[size_t(c.instruction)].semantics.statements[0];
+  if (c.finisher < 0 || I.lhs.indices.empty() || I.lhs.indices.back().terms.size() != 1)
+    return 0;
+  return I.indices[size_t(I.lhs.indices.back().terms[0].first)].extent;
+}
+
 namespace {
 
 struct Lowerer {
@@ -94,6 +101,9 @@ StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
       b.memory = config.levels[l].name;
       b.shape = tileFootprint(s, p.access, config.vindices, config.tiles[l]);
       b.doubleBuffered = config.doubleBuffered[l];
+      b.lanes = config.finisher >= 0 && p.output && config.levels[l].registers
+                    ? laneCount(config, target)
+                    : 0;
       out.buffers.push_back(b);
     }
   }
@@ -151,9 +161,14 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
     bool computes = int(b.level) == computeLevel(p);
     o << pad << "stage " << b.name << " <- "
       << (computes ? ir::printExpr(*p.computed, s, kernel.tensors)
-                   : ir::printAccess(p.access, s, kernel.tensors))
-      << " via " << stagingText(p.staging[b.level], target)
-      << (p.output ? ", written back after" : "") << "\n";
+                   : ir::printAccess(p.access, s, kernel.tensors));
+    if (b.lanes > 0)
+      o << " x" << b.lanes << " lanes from "
+        << (s.reduce == ir::ReduceOp::Sum ? "0" : "the identity") << ", folded by "
+        << target.instructions[size_t(c.finisher)].name << " after\n";
+    else
+      o << " via " << stagingText(p.staging[b.level], target)
+        << (p.output ? ", written back after" : "") << "\n";
     for (const auto &x : n.body)
       printNode(o, x, ss, kernel, target, depth + 1);
     return;
@@ -240,6 +255,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
           continue;
         o << (first ? "" : ", ") << v.name << " x"
           << (v.free ? std::string("R") : std::to_string(v.instrExtent));
+        if (c.finisher >= 0 && v.reduction)
+          o << " across lanes, then " << target.instructions[size_t(c.finisher)].name;
         first = false;
       }
       o << ")\n  tiles:";
@@ -254,7 +271,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
         o << "  buffer " << b.name << ": [";
         for (size_t d = 0; d < b.shape.size(); ++d)
           o << (d ? ", " : "") << b.shape[d];
-        o << "] in " << b.memory << (b.doubleBuffered ? ", double-buffered" : "") << "\n";
+        o << "]" << (b.lanes > 0 ? " x" + std::to_string(b.lanes) + " lanes" : "") << " in "
+          << b.memory << (b.doubleBuffered ? ", double-buffered" : "") << "\n";
       }
     }
     std::ostringstream cost;

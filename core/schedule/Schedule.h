@@ -97,6 +97,9 @@ struct Config {
   int parallel = -1;                       // virtual index of the parallel loop at level 0
   std::vector<OperandPlacement> operands;
   std::vector<bool> doubleBuffered; // per level
+  // A lane-reduced mapping's finisher (mapping::Candidate::finisher): the instruction that
+  // folds each result element's lane partials into it; -1 for any other mapping.
+  int finisher = -1;
 };
 
 // What limits a schedule's speed.
@@ -146,11 +149,16 @@ struct Buffer {
   std::string memory;
   std::vector<int64_t> shape; // elements per tensor dimension (largest tile)
   bool doubleBuffered = false;
+  // A lane-reduced result's register tile: `lanes` partial results per element (lane-minor),
+  // starting at the reduction's identity and folded by the Config's finisher into the holder
+  // outside when written back; 0 for any other buffer.
+  int64_t lanes = 0;
 };
 
 // Execution state is a box per virtual index (the current tile: begin and size). Loops narrow
 // it; Stage copies the operand's footprint over the box into a buffer, runs its body, and
-// writes results back; Call runs the instruction once over the box (lanes outside the box are
+// writes results back (a lane buffer starts at the identity instead, and is written back
+// folded by the finisher); Call runs the instruction once over the box (lanes outside the box are
 // masked); Scalar runs the statement point by point over the box; Init sets the written region
 // to the reduction's identity before a reduction that does not accumulate.
 struct Node {
@@ -180,6 +188,10 @@ struct KernelSchedule {
   std::string target;
   std::vector<StatementSchedule> statements;
 };
+
+// Lanes per result element of a lane-reduced Config (the instruction's lane extent); 0 for any
+// other Config.
+int64_t laneCount(const Config &c, const hw::Target &target);
 
 // Builds the schedule IR of a valid Config.
 StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,

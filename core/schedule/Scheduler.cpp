@@ -124,6 +124,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       std::tie(pin, pinRange) = it->second;
     // The mappings worth scheduling: full and non-degenerate, best first.
     std::vector<int> choices;
+    bool laneReducedSkipped = false;
     for (size_t c = 0; c < m.candidates.size(); ++c) {
       const auto &cand = m.candidates[c];
       if (!mapping::schedulable(cand))
@@ -131,6 +132,12 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       if (!pin.instruction.empty() &&
           target.instructions[size_t(cand.instruction)].name != pin.instruction)
         continue;
+      // A lane-reduced result's register tile of lanes, folded at write-back, is native code's
+      // (backends/llvm); the accelerator emitter has no op for it.
+      if (cand.laneReduced >= 0 && target.triple.empty()) {
+        laneReducedSkipped = true;
+        continue;
+      }
       choices.push_back(int(c));
     }
     if (!pin.instruction.empty() && choices.empty()) {
@@ -138,6 +145,8 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       for (const auto &r : m.rejected)
         if (target.instructions[size_t(r.instruction)].name == pin.instruction)
           reason = r.reason;
+      if (reason.empty() && laneReducedSkipped)
+        reason = "its only mappings reduce across lanes, which accelerators do not run yet";
       diags.error("E0701", pinRange,
                   "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
                       std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));

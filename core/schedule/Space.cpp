@@ -262,6 +262,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
   k.statement = mappings.index;
   k.mapping = candidate;
   k.instruction = c.instruction;
+  k.finisher = c.finisher;
   k.vindices = virtualIndices(s, c);
   std::vector<std::vector<int>> paths;
   for (const auto &op : instr.semantics.tensors)

@@ -51,6 +51,9 @@ public:
       instr_ = &t_.instructions[size_t(c_.instruction)];
       if (!mapping::schedulable(*cand_))
         fail("the Config uses a mapping that leaves work unscheduled (partial or degenerate)");
+      if (c_.finisher != cand_->finisher)
+        fail("the Config's finisher is #" + std::to_string(c_.finisher) +
+             " but its mapping's is #" + std::to_string(cand_->finisher));
     }
     if (c_.mapping < 0 && !c_.operands.empty()) {
       fail("scalar code with operand placements");
@@ -123,7 +126,19 @@ public:
       if (x.memory != c_.levels[size_t(x.level)].name)
         fail("buffer " + x.name + " lives in " + x.memory + " but its level is " +
              c_.levels[size_t(x.level)].name);
+      // A lane-reduced result holds its lanes apart exactly in its register tile.
+      bool wantLanes = c_.finisher >= 0 && p.output && c_.levels[size_t(x.level)].registers;
+      if (x.lanes != (wantLanes ? laneCount(c_, t_) : 0))
+        fail("buffer " + x.name + " holds " + std::to_string(x.lanes) +
+             " lanes per element where " +
+             (wantLanes ? "the finisher folds " + std::to_string(laneCount(c_, t_))
+                        : std::string("nothing folds them")));
+      if (wantLanes)
+        ++laneBuffers_;
     }
+    if (c_.finisher >= 0 && laneBuffers_ != 1)
+      fail("a lane-reduced result has " + std::to_string(laneBuffers_) +
+           " register tiles of lanes instead of one");
     for (size_t o = 0; o < c_.operands.size(); ++o)
       for (size_t l = 0; l < c_.levels.size(); ++l)
         if (c_.operands[o].tensor >= 0 && c_.operands[o].staged[l] && !seen.count({int(o), int(l)}))
@@ -186,6 +201,7 @@ private:
   const hw::Instruction *instr_ = nullptr;
   const std::vector<Buffer> *bufs_ = nullptr;
   bool buffersOk_ = true;
+  int laneBuffers_ = 0;
   std::vector<int> staged_;
   int calls_ = 0, scalars_ = 0;
 

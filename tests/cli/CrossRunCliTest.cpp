@@ -126,6 +126,41 @@ TEST(CrossRunCli, RiscvRvvSmallInstancesPassUnderQemu) {
   checkSmallInstances("riscv_rvv", "qemu-riscv64");
 }
 
+// k on the lanes of the element-wise FMA and max (lanes 4 and 8), folded by faddp/fmaxv and
+// vfredusum/vfredmax as the descriptions state them: odd sizes, under qemu.
+TEST(CrossRunCli, LaneReducedMappingsPassUnderQemu) {
+  std::string file = test::tempFile("crossrun", "lanes.isam", R"(
+kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) { C[m, n] += A[m, k] * B[k, n]; }
+kernel rowmax<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] max= A[m, k]; }
+instance gemv = gemm<37, 1, 45>;
+instance n3 = gemm<13, 3, 29>;
+instance rmax = rowmax<33, 45>;
+)");
+  std::string missing;
+  for (const Tools *tools : {&kArm, &kRiscv}) {
+#if defined(__aarch64__)
+    if (tools == &kArm)
+      continue;
+#endif
+    if (std::string why = missingTools(*tools); !why.empty()) {
+      missing += why + "; ";
+      continue;
+    }
+    for (const char *instance : {"gemv", "n3", "rmax"}) {
+      auto s = test::run(kIsamap + " schedule " + file + " --instance " + instance + " --target " +
+                         tools->target);
+      EXPECT_TRUE(has(s.out, "across lanes, then")) << instance << " on " << tools->target << ":\n"
+                                                    << s.out << s.err;
+      auto r = test::run(kIsamap + " run " + file + " --instance " + instance + " --target " +
+                         tools->target + " --check");
+      EXPECT_EQ(r.exitCode, 0) << instance << " on " << tools->target << ":\n" << r.out << r.err;
+      EXPECT_TRUE(has(r.out, "PASS")) << instance << " on " << tools->target << ":\n" << r.out;
+    }
+  }
+  if (!missing.empty())
+    GTEST_SKIP() << missing;
+}
+
 TEST(CrossRunCli, TextReportLabelsEmulatedTiming) {
   if (auto why = missingTools(kRiscv); !why.empty())
     GTEST_SKIP() << why;

@@ -514,6 +514,43 @@ TEST(BackendEndToEnd, AttentionWithOneKey) {
   ASSERT_NO_FATAL_FAILURE(runAndCompare(k, 3));
 }
 
+// Lane-reduced mappings (k on the lanes of the element-wise FMA, each element of C folded by
+// the description's horizontal sum), pinned so that they run whatever the cost model prefers:
+// GEMV and N <= 5, k not a multiple of the lanes, M odd; and row sums and maxima.
+TEST(BackendEndToEnd, LaneReducedMappingsMatchTheReference) {
+  for (const char *target : {"host", "x86_avx2"}) {
+    auto probe = test::analyse("");
+    auto t = probe->target(target);
+    ASSERT_TRUE(t);
+    std::string lanes = t->instruction("fma16v") ? "16" : "8";
+    std::string source = "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                         "  C[m, n] += A[m, k] * B[k, n];\n"
+                         "  schedule { map fma" +
+                         lanes +
+                         "v; }\n"
+                         "}\n"
+                         "kernel rs<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] += A[m, k]; }\n"
+                         "kernel rm<M, K>(A: f32[M, K]) -> (y: f32[M]) { y[m] max= A[m, k]; }\n"
+                         "instance g1 = g<37, 1, 45>;\ninstance g2 = g<9, 2, 100>;\n"
+                         "instance g3 = g<13, 3, 257>;\ninstance g4 = g<5, 4, 33>;\n"
+                         "instance g5 = g<11, 5, 7>;\ninstance glong = g<3, 1, 1000>;\n"
+                         "instance gwide = g<67, 16, 131>;\n"
+                         "instance rsum = rs<13, 17>;\ninstance rmax = rm<33, 45>;\n";
+    for (const char *instance : {"g1", "g2", "g3", "g4", "g5", "glong", "gwide", "rsum", "rmax"}) {
+      SCOPED_TRACE(std::string(instance) + " on " + target);
+      Compiled c;
+      ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c, target));
+      if (IsSkipped())
+        return;
+      if (instance[0] == 'g') {
+        EXPECT_GE(c.schedule.statements.at(0).config.finisher, 0) << c.describe();
+      }
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
+    }
+  }
+}
+
 TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
   // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
   // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over
