@@ -824,8 +824,8 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
     return block.empty() || !block[d] ? LayoutSlot::Part::Whole : LayoutSlot::Part::InBlock;
   };
   size_t lanes = order.empty() ? 0 : order.back(); // a scalar result has no dimension
-  bool keepLanes = !order.empty() && laneStmt_ >= 0 &&
-                   p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
+  bool keepLanes =
+      !order.empty() && laneStmt_ >= 0 && p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
   auto later = [&](size_t d) { return keepLanes && d == lanes; };
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
