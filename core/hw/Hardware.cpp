@@ -94,6 +94,10 @@ std::string printTarget(const Target &t) {
       out << ", bandwidth " << m.bandwidthBytesPerCycle << " B/cycle";
     if (m.latencyCycles > 0)
       out << ", latency " << m.latencyCycles;
+    if (m.misses > 0)
+      out << ", misses " << m.misses;
+    if (m.streams > 0)
+      out << ", streams " << m.streams;
     out << "\n";
   }
   for (const auto &u : t.units) {

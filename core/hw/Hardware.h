@@ -24,6 +24,13 @@ struct Memory {
   // the target's clock.
   double bandwidthBytesPerCycle = 0;
   double latencyCycles = 0;
+  // What a core's caches keep in flight when they read from this memory (0: not described, and
+  // not modelled): line fills at once, and sequential streams its prefetchers follow. A read
+  // that jumps to another row of a tensor before a prefetcher follows it waits this memory's
+  // latency for every `misses` lines (Little's law); a row read on for pages streams at the
+  // bandwidth.
+  uint32_t misses = 0;
+  uint32_t streams = 0;
   uint32_t registerCount = 0; // registers only
   uint32_t registerBytes = 0;
   SourceRange range;

@@ -62,6 +62,64 @@ struct LevelLoad {
   std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
 };
 
+// How an input's reads from memory run: the contiguous bytes a run covers, and how many runs
+// (rows) are read in turn. The reads are the tile of the level that reads the tensor (its pack,
+// or the innermost cache level on its path), a row at a time; where at most `streams` rows are
+// read in turn and the next loops out move along the rows (the inner dimension), each row reads
+// on where the last tile stopped, and the prefetchers follow it as one long run.
+struct ReadRuns {
+  double runBytes = 0;
+  double rows = 1;
+};
+
+ReadRuns readRuns(const ir::Kernel &kernel, const Config &c, const OperandPlacement &p,
+                  uint32_t streams) {
+  ReadRuns out;
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  const ir::Statement &s = kernel.statements[c.statement];
+  int reader = -1;
+  for (int l : p.path)
+    if (!c.levels[size_t(l)].registers && (reader < 0 || !p.staged[size_t(reader)]))
+      reader = l;
+  if (reader < 0)
+    return out;
+  std::vector<int64_t> tile = c.tiles[size_t(reader)];
+  // The run: the inner dimensions the tile covers whole, and the first it does not.
+  auto runOf = [&](const std::vector<int64_t> &box, double &rows) {
+    double run = 1;
+    rows = 1;
+    bool open = true;
+    for (size_t d = box.size(); d-- > 0;) {
+      if (open)
+        run *= double(box[d]);
+      else
+        rows *= double(box[d]);
+      open = open && box[d] >= t.shape[d];
+    }
+    return run;
+  };
+  std::vector<int64_t> box = tileFootprint(s, p.access, c.vindices, tile);
+  double run = runOf(box, out.rows);
+  if (streams > 0 && out.rows <= double(streams)) {
+    bool going = true;
+    for (size_t j = size_t(reader); j-- > 0 && going;)
+      for (size_t k = c.order[j].size(); k-- > 0 && going;) {
+        size_t v = size_t(c.order[j][k]);
+        if (tripsOf(c, j, v) <= 1 || !touches(p.access, c.vindices[v]))
+          continue;
+        std::vector<int64_t> wider = tile;
+        wider[v] = c.tiles[j][v];
+        double rows = 1;
+        double longer = runOf(tileFootprint(s, p.access, c.vindices, wider), rows);
+        going = rows == out.rows && longer > run;
+        if (going)
+          run = longer, tile = wider;
+      }
+  }
+  out.runBytes = run * ir::elemTypeBytes(t.type);
+  return out;
+}
+
 // One evaluation of a Config with the double buffering given per level.
 class Evaluation {
 public:
@@ -216,7 +274,7 @@ private:
                       : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
     double rate = bw * (privateLevel ? coresUsed_ : 1);
-    lc.cycles = bw > 0 ? lc.bytes / rate : 0;
+    lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l);
     double copied = bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate) : 0;
     m_.serial += copied;
     double moveLatency = 0;
@@ -243,6 +301,36 @@ private:
       m_.slowest = Bound::Bandwidth;
       m_.slowestAt = lv.memory;
     }
+  }
+
+  // Reads from a memory that describes its misses in flight (a cache filled from DRAM) that
+  // no prefetcher follows: the first two lines of every run wait the memory's latency, `misses`
+  // of them at a time per core (Little's law); the rest of a run streams at the bandwidth. A
+  // GEMM's B read 128 rows of 48 columns at a time ran at half the rate of the same reads 32
+  // rows at a time, which the prefetchers follow along the rows.
+  double demandMissCycles(size_t l) const {
+    const Level &lv = c_.levels[l];
+    const hw::Memory &mem = target_.memories[size_t(lv.memory)];
+    if (lv.registers || lv.softwareManaged || mem.parent < 0)
+      return 0;
+    const hw::Memory &from = target_.memories[size_t(mem.parent)];
+    double line = mem.lineBytes;
+    if (from.misses == 0 || from.latencyCycles <= 0 || line <= 0)
+      return 0;
+    double cycles = 0;
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandPlacement &p = c_.operands[o];
+      if (p.tensor < 0 || p.output ||
+          std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end())
+        continue;
+      ReadRuns runs = readRuns(kernel_, c_, p, from.streams);
+      if (runs.runBytes <= 0)
+        continue;
+      double bytes = operandTraffic(kernel_, c_, o, l).totalBytes;
+      double demandLines = std::min(2.0, std::ceil(runs.runBytes / line));
+      cycles += bytes / runs.runBytes * demandLines * from.latencyCycles / from.misses;
+    }
+    return cycles / coresUsed_;
   }
 
   // A double-buffered scratchpad's fills and write-backs: each unit's time and each memory's

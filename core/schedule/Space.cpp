@@ -304,6 +304,11 @@ void Space::addOptions(const hw::Target &target) {
       else if (!levels.empty() && !k.levels[l].softwareManaged)
         levels.push_back(int(l));
     }
+    // A pack made only because the tensor's rows lie far apart (no layout change, nothing
+    // computed) may also be left out: where the reads stream along the rows anyway, the copy
+    // only costs (a GEMM with a few rows of A reads each element of B a few times).
+    if (!levels.empty() && !p.layoutChange && !p.computed)
+      levels.push_back(kNoPack);
     if (levels.size() > 1)
       packOptions_.push_back({o, levels});
   }
@@ -400,6 +405,18 @@ double Space::size() const {
   return n;
 }
 
+// Whether the register tiles read each element of an input once: they span the whole extent
+// of every index it does not depend on (a GEMM's B when the register tile holds all of M's
+// rows). A pack pays for its copy by reuse (and spares the reused reads the TLB and cache
+// conflicts of rows far apart); an input read once is better read in place.
+static bool readOnce(const Config &c, const OperandPlacement &p) {
+  const std::vector<int64_t> &registerTile = c.tiles.back();
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (!touches(p.access, c.vindices[v]) && registerTile[v] < c.vindices[v].extent)
+      return false;
+  return true;
+}
+
 Config Space::decode(const std::vector<size_t> &point) const {
   Config c = skeleton_;
   size_t nv = c.vindices.size(), nl = c.levels.size();
@@ -427,14 +444,19 @@ Config Space::decode(const std::vector<size_t> &point) const {
                                : parallelOptions_[point[base + nl] % parallelOptions_.size()];
   for (size_t j = 0; j < packOptions_.size(); ++j) {
     const auto &[o, levels] = packOptions_[j];
-    size_t from = size_t(levels.front()),
-           to = size_t(levels[point[base + nl + 1 + j] % levels.size()]);
+    size_t from = size_t(levels.front());
+    int to = levels[point[base + nl + 1 + j] % levels.size()];
     OperandPlacement &p = c.operands[o];
-    if (from == to)
+    if (int(from) == to || (to == kNoPack && !readOnce(c, p)))
       continue;
+    if (to == kNoPack) {
+      p.staged[from] = false;
+      p.staging[from] = {};
+      continue;
+    }
     p.staged[from] = false;
-    p.staged[to] = true;
-    std::swap(p.staging[from], p.staging[to]);
+    p.staged[size_t(to)] = true;
+    std::swap(p.staging[from], p.staging[size_t(to)]);
   }
   return c;
 }

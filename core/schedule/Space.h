@@ -54,9 +54,11 @@ private:
   std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
   std::vector<int> parallelOptions_;
-  // Per packed input: the operand and the cache levels its pack may go to, innermost first.
-  // Packed where its tile is reused most, the copy is paid once for many register tiles, as
-  // BLAS libraries pack B for the L3 block and A for the L2 block.
+  // Per packed input: the operand and the cache levels its pack may go to, innermost first,
+  // then kNoPack where it may also be read in place (when the register tiles read each element
+  // once: readOnce in Space.cpp). Packed where its tile is reused most, the copy is paid once
+  // for many register tiles, as BLAS libraries pack B for the L3 block and A for the L2 block.
+  static constexpr int kNoPack = -1;
   std::vector<std::pair<size_t, std::vector<int>>> packOptions_;
   std::vector<Knob> knobs_;
   // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then

@@ -58,7 +58,9 @@ const std::map<std::string, QuantityKind> &propertyTable(PropertyBlock block) {
         {"line", QK::Bytes},
         {"banks", QK::Count},
         {"bandwidth", QK::Bandwidth},
-        {"latency", QK::Cycles}}},
+        {"latency", QK::Cycles},
+        {"misses", QK::Count},
+        {"streams", QK::Count}}},
       {PropertyBlock::Registers,
        {{"count", QK::Count}, {"width", QK::Bytes}, {"latency", QK::Cycles}}},
       {PropertyBlock::Unit, {{"count", QK::Count}, {"queue", QK::Count}}},
@@ -487,6 +489,8 @@ bool readMemoryProperties(const ast::MemoryDecl &decl, double clockHz, hw::Memor
   memory.banks = uint32_t(std::max(1.0, props.getOr("banks", 1)));
   memory.bandwidthBytesPerCycle = props.bandwidth("bandwidth", clockHz);
   memory.latencyCycles = props.getOr("latency", 0);
+  memory.misses = uint32_t(props.getOr("misses", 0));
+  memory.streams = uint32_t(props.getOr("streams", 0));
   if (props.ok && !props.get("size")) {
     diags.error("E0508", decl.name.range, "memory '" + memory.name + "' needs a `size`");
     return false;
