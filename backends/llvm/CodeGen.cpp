@@ -55,6 +55,13 @@ struct State {
   std::vector<int64_t> size;               // per virtual index: the box's static size
   std::vector<int64_t> align;              // begin is a multiple of this (0: begin is 0)
   std::vector<std::vector<Holder>> stacks; // per Config operand, innermost last
+  // Per fused virtual index whose box (a staged buffer's) stays within one run of its innermost
+  // statement index: that box's begin, and (per statement index, else null) the index's value
+  // there. Points inside are that value plus their distance from the begin, so that their
+  // offsets into the buffer, whose low corner is that value, are constants LLVM sees (a register
+  // tile then stays in registers); dividing each point's fused value anew hides that.
+  std::vector<Value *> runBegin;
+  std::vector<Value *> runLo;
 };
 
 // The range of each statement index over a box: lo and hi as values, with a static bound on
@@ -205,7 +212,8 @@ private:
   int64_t calls(const Node &n, std::vector<int64_t> &size) const;
 
   // Statement index values at a point of the virtual indices.
-  std::vector<Value *> pointOf(const std::vector<Value *> &vvalue);
+  std::vector<Value *> pointOf(const std::vector<Value *> &vvalue, const State &st);
+  bool withinOneRun(const State &st, size_t v) const;
   Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
   Value *address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h);
   // Elements from the holder's start to tensor coordinates `coord`.
@@ -340,11 +348,17 @@ const Holder &Generator::holderOf(size_t operand, State &st, Holder &scratch) {
   return scratch;
 }
 
-std::vector<Value *> Generator::pointOf(const std::vector<Value *> &vvalue) {
+std::vector<Value *> Generator::pointOf(const std::vector<Value *> &vvalue, const State &st) {
   std::vector<Value *> point(s_->indices.size(), c64(0));
   for (size_t v = 0; v < c_->vindices.size(); ++v) {
     const auto &g = c_->vindices[v].stmtIndices;
     Value *x = vvalue[v];
+    if (g.size() > 1 && st.runBegin[v]) {
+      for (int i : g)
+        point[size_t(i)] = st.runLo[size_t(i)];
+      point[size_t(g.back())] = add(st.runLo[size_t(g.back())], sub(x, st.runBegin[v]));
+      continue;
+    }
     for (size_t j = g.size(); j-- > 0;) {
       if (j == 0) {
         point[size_t(g[j])] = x;
@@ -570,6 +584,9 @@ State Generator::loadLiveState(const State &st, llvm::ArrayType *contextType, Va
     return pointer ? b_.CreateIntToPtr(word, ptrTy()) : word;
   };
   State inner = st;
+  // The outlined body starts without the caller's runs (their values are the caller's).
+  std::fill(inner.runBegin.begin(), inner.runBegin.end(), nullptr);
+  std::fill(inner.runLo.begin(), inner.runLo.end(), nullptr);
   for (auto &begin : inner.begin)
     begin = next(false);
   for (auto &stack : inner.stacks)
@@ -721,13 +738,23 @@ void Generator::rangeMayWrap(const std::vector<int> &group, Value *begin, int64_
   }
 }
 
+// The alignment of a fused index's begin and its box's size tell statically that the box
+// cannot wrap: it stays within one run of the innermost statement index.
+bool Generator::withinOneRun(const State &st, size_t v) const {
+  const auto &group = c_->vindices[v].stmtIndices;
+  int64_t size = st.size[v], align = st.align[v];
+  int64_t innerExtent = s_->indices[size_t(group.back())].extent;
+  return group.size() > 1 && ((align % innerExtent == 0 && size <= innerExtent) ||
+                              (align != 0 && innerExtent % align == 0 && size <= align));
+}
+
 IndexRanges Generator::stageIndexRanges(const State &st) {
   size_t indices = s_->indices.size();
   IndexRanges ranges{std::vector<Value *>(indices, c64(0)), std::vector<Value *>(indices, c64(0)),
                      std::vector<int64_t>(indices, 1), std::vector<bool>(indices, true)};
   for (size_t v = 0; v < c_->vindices.size(); ++v) {
     const auto &group = c_->vindices[v].stmtIndices;
-    int64_t size = st.size[v], align = st.align[v];
+    int64_t size = st.size[v];
     if (group.size() == 1) {
       size_t index = size_t(group[0]);
       ranges.lo[index] = st.begin[v];
@@ -735,11 +762,7 @@ IndexRanges Generator::stageIndexRanges(const State &st) {
       ranges.maxCount[index] = size;
       continue;
     }
-    // The alignment of begin and the box size tell statically that the box cannot wrap.
-    int64_t innerExtent = s_->indices[size_t(group.back())].extent;
-    bool noWrap = (align % innerExtent == 0 && size <= innerExtent) ||
-                  (align != 0 && innerExtent % align == 0 && size <= align);
-    if (noWrap)
+    if (withinOneRun(st, v))
       rangeWithinOneRun(group, st.begin[v], size, ranges);
     else
       rangeMayWrap(group, st.begin[v], size, ranges);
@@ -1176,8 +1199,17 @@ void Generator::emitStage(const Node &n, State &st) {
   else
     copyStageDimension(copy, 0);
   st.stacks[operand].push_back(staged.holder);
+  State outerRuns = st;
+  for (size_t v = 0; v < c_->vindices.size(); ++v)
+    if (withinOneRun(st, v)) {
+      st.runBegin[v] = st.begin[v];
+      for (int i : c_->vindices[v].stmtIndices)
+        st.runLo[size_t(i)] = ranges.lo[size_t(i)];
+    }
   for (const auto &x : n.body)
     emit(x, st);
+  st.runBegin = outerRuns.runBegin;
+  st.runLo = outerRuns.runLo;
   st.stacks[operand].pop_back();
   if (p.output) {
     copy.in = false;
@@ -1242,7 +1274,7 @@ void Generator::emitCall(State &st) {
     for (size_t j = 0; j < ni; ++j)
       if (vOf[j] >= 0 && q[j])
         vvalue[size_t(vOf[j])] = add(vvalue[size_t(vOf[j])], c64(q[j]));
-    std::vector<Value *> point = pointOf(vvalue);
+    std::vector<Value *> point = pointOf(vvalue, st);
     // `whole`: the run of lanes lies in a buffer padded to whole vectors, read and written
     // unmasked.
     auto operandRef = [&](const ir::Access &instrAccess, int64_t &stride, bool &whole) {
@@ -1384,6 +1416,8 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
     st.align.push_back(0);
   }
   st.stacks.resize(c_->operands.size());
+  st.runBegin.assign(c_->vindices.size(), nullptr);
+  st.runLo.assign(s_->indices.size(), nullptr);
   laneV_ = laneStmt_ = -1;
   laneWidth_ = 0;
   if (c_->mapping >= 0) {

@@ -5,6 +5,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 
 #include <chrono>
 #include <dlfcn.h>
@@ -49,8 +50,25 @@ llvm::Error hostCanRun(const hw::Target &target) {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<Jit>> Jit::create(const hw::Target &target) {
+hw::Target runnableOn(const hw::Target &target, const llvm::StringMap<bool> &hostFeatures) {
+  hw::Target out = target;
+  if (!llvm::Triple(target.triple).isX86())
+    return out;
+  llvm::SmallVector<llvm::StringRef, 64> implied;
+  llvm::X86::getFeaturesForCPU(target.cpu, implied);
+  for (llvm::StringRef feature : implied) {
+    auto it = hostFeatures.find(feature);
+    if (it != hostFeatures.end() && !it->second)
+      out.features.append(out.features.empty() ? "-" : ",-").append(feature.str());
+  }
+  return out;
+}
+
+llvm::Expected<std::unique_ptr<Jit>> Jit::create(const hw::Target &described) {
   initializeLLVM();
+  llvm::StringMap<bool> hostFeatures;
+  llvm::sys::getHostCPUFeatures(hostFeatures);
+  const hw::Target target = runnableOn(described, hostFeatures);
   if (target.triple.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "target '%s' names no LLVM triple; it has no native code",

@@ -28,10 +28,16 @@ private:
   Fn fn_ = nullptr;
 };
 
+// The target as a machine with `hostFeatures` (llvm::sys::getHostCPUFeatures) runs it: the
+// features its CPU implies that the host lacks turned off (an x86 description of an AMD CPU
+// implies SSE4a, which Intel hosts do not have), so that the code is the description's, tuned
+// for its CPU, and every instruction in it runs there. Other architectures are unchanged.
+hw::Target runnableOn(const hw::Target &target, const llvm::StringMap<bool> &hostFeatures);
+
 class Jit {
 public:
   // Fails when the host cannot run the target's code (another architecture, or missing CPU
-  // features), saying which.
+  // features it names), saying which. The code runs here (runnableOn).
   static llvm::Expected<std::unique_ptr<Jit>> create(const hw::Target &target);
 
   // Compiles one instance; the entry stays valid while the Jit lives.

@@ -260,6 +260,7 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
   const hw::Instruction &instr = target.instructions[size_t(c.instruction)];
   Config &k = skeleton_;
   k.statement = mappings.index;
+  statement_ = s;
   k.mapping = candidate;
   k.instruction = c.instruction;
   k.finisher = c.finisher;
@@ -293,6 +294,8 @@ void Space::addOptions(const hw::Target &target) {
   for (size_t v = 0; v < k.vindices.size() && threads; ++v)
     if (!k.vindices[v].reduction)
       parallelOptions_.push_back(int(v));
+  for (const auto &m : target.memories)
+    streams_ = std::max(streams_, m.streams);
   // An input packed at a cache level may be packed at any cache level on its path.
   for (size_t o = 0; o < k.operands.size(); ++o) {
     const OperandPlacement &p = k.operands[o];
@@ -405,16 +408,26 @@ double Space::size() const {
   return n;
 }
 
-// Whether the register tiles read each element of an input once: they span the whole extent
-// of every index it does not depend on (a GEMM's B when the register tile holds all of M's
-// rows). A pack pays for its copy by reuse (and spares the reused reads the TLB and cache
-// conflicts of rows far apart); an input read once is better read in place.
-static bool readOnce(const Config &c, const OperandPlacement &p) {
+// Whether an input whose pack is optional may be read in place: the register tiles read each
+// of its elements once (they span the whole extent of every index it does not depend on, as a
+// GEMM's B when the register tile holds all of M's rows), or the tile at its pack's level spans
+// no more rows than the prefetchers follow (each row far apart is a page of its own: a few
+// dozen stay in the TLB and in the prefetchers). A pack pays for its copy by reuse, and spares
+// reused reads of many rows far apart their TLB misses and cache conflicts.
+static bool readInPlace(const ir::Statement &s, const Config &c, const OperandPlacement &p,
+                        size_t level, uint32_t streams) {
   const std::vector<int64_t> &registerTile = c.tiles.back();
+  bool once = true;
   for (size_t v = 0; v < c.vindices.size(); ++v)
     if (!touches(p.access, c.vindices[v]) && registerTile[v] < c.vindices[v].extent)
-      return false;
-  return true;
+      once = false;
+  if (once)
+    return true;
+  std::vector<int64_t> box = tileFootprint(s, p.access, c.vindices, c.tiles[level]);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < box.size(); ++d)
+    rows *= box[d];
+  return rows <= int64_t(streams);
 }
 
 Config Space::decode(const std::vector<size_t> &point) const {
@@ -447,7 +460,7 @@ Config Space::decode(const std::vector<size_t> &point) const {
     size_t from = size_t(levels.front());
     int to = levels[point[base + nl + 1 + j] % levels.size()];
     OperandPlacement &p = c.operands[o];
-    if (int(from) == to || (to == kNoPack && !readOnce(c, p)))
+    if (int(from) == to || (to == kNoPack && !readInPlace(statement_, c, p, from, streams_)))
       continue;
     if (to == kNoPack) {
       p.staged[from] = false;
