@@ -529,8 +529,8 @@ Cost AnalyticalModel::evaluate(const Config &config) const {
 // around it multiples of one that divides that index's extent, as the backend's
 // withinOneRun sees it) is a plain register tile: a GRU's gates g*j over 2560 columns, 32 at a
 // time.
-static bool accumulatorsInMemory(const ir::Statement &s, const Config &c,
-                                 const OperandPlacement &p, size_t level) {
+static bool accumulatorsInMemory(const ir::Statement &s, const Config &c, const OperandPlacement &p,
+                                 size_t level) {
   if (!p.output || !p.staged[level] || p.dims.empty() || p.dims.back() < 0)
     return false;
   size_t v = size_t(p.dims.back());
@@ -541,8 +541,8 @@ static bool accumulatorsInMemory(const ir::Statement &s, const Config &c,
   int64_t size = c.tiles[level][v], align = 0;
   for (size_t l = 1; l <= level; ++l)
     align = std::gcd(align, c.tiles[l][v]);
-  bool withinOneRun = (align % run == 0 && size <= run) ||
-                      (align != 0 && run % align == 0 && size <= align);
+  bool withinOneRun =
+      (align % run == 0 && size <= run) || (align != 0 && run % align == 0 && size <= align);
   return !withinOneRun;
 }
 
