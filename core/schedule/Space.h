@@ -56,12 +56,10 @@ private:
   std::vector<int> parallelOptions_;
   // Per packed input: the operand and the cache levels its pack may go to, innermost first,
   // then kNoPack where it may also be read in place (when the register tiles read each element
-  // once, or a tile of few rows: readInPlace in Space.cpp). Packed where its tile is reused most,
+  // at most a few times: kMaxReadsInPlace in Space.cpp). Packed where its tile is reused most,
   // the copy is paid once for many register tiles, as BLAS libraries pack B for the L3 block and A
   // for the L2 block.
   static constexpr int kNoPack = -1;
-  ir::Statement statement_;
-  uint32_t streams_ = 0; // the most sequential streams a memory's readers follow
   std::vector<std::pair<size_t, std::vector<int>>> packOptions_;
   std::vector<Knob> knobs_;
   // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then
