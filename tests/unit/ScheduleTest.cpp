@@ -715,7 +715,8 @@ TEST(ScheduleFromDescription, FarRowsWalkedByTheReductionArePacked) {
       "}\n"
       "instance nn_wide = gemm<1760, 7000, 1760>;\n"
       "instance nn = gemm<1760, 128, 1760>;\n"
-      "instance tn = gemm_tn<1760, 128, 1760>;\n";
+      "instance tn = gemm_tn<1760, 1024, 1760>;\n"
+      "instance tn_few = gemm_tn<1760, 32, 1760>;\n";
   Loaded s = fromText(text, "x86_avx512");
   ASSERT_TRUE(s.target);
   auto packed = [&](const char *instance, const char *tensor) {
@@ -732,6 +733,9 @@ TEST(ScheduleFromDescription, FarRowsWalkedByTheReductionArePacked) {
   };
   EXPECT_TRUE(packed("nn_wide", "B")) << "B's rows are 28 KB apart and walked by k";
   EXPECT_TRUE(packed("tn", "A")) << "A's rows are 7 KB apart and walked by k";
+  // Unless the register tiles read each of its elements only a few times: N = 32 is one
+  // register tile's columns, and the copy would cost more than the reads it spares.
+  EXPECT_FALSE(packed("tn_few", "A")) << "A is read once per register tile of N's 32 columns";
   EXPECT_FALSE(packed("nn", "A")) << "A's far rows are walked by m, a few per register tile";
   EXPECT_FALSE(packed("nn", "B")) << "B's rows are 512 B apart";
 }
