@@ -430,6 +430,25 @@ TEST(HardwareModel, PrintedTarget) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\nin:\n" << text;
 }
 
+TEST(HardwareModel, MissesAndStreamsAreOptionalCounts) {
+  // What a core keeps in flight from a memory (the cost model's demand misses): described,
+  // printed, and 0 (not modelled) where a description leaves them out.
+  auto s = test::analyse("target t {\n"
+                         "  memory DRAM { size 1 GiB; latency 400; misses 24; streams 32; }\n"
+                         "  memory L1 : DRAM { size 32 KiB; line 64 B; }\n"
+                         "}\n");
+  auto t = buildClean(*s, "t");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(memory(*t, "DRAM").misses, 24u);
+  EXPECT_EQ(memory(*t, "DRAM").streams, 32u);
+  EXPECT_EQ(memory(*t, "L1").misses, 0u);
+  EXPECT_EQ(memory(*t, "L1").streams, 0u);
+  std::string text = hw::printTarget(*t);
+  EXPECT_NE(text.find("latency 400, misses 24, streams 32\n"), std::string::npos) << text;
+  auto bad = test::analyse("target u { memory M { size 1 GiB; misses 2.5; } }\n");
+  EXPECT_FALSE(bad->target("u")) << render(*bad);
+}
+
 TEST(HardwareModel, PrintedSystem) {
   auto s = test::analyse(kAccel);
   auto sys = s->system("soc");
