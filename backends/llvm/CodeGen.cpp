@@ -738,14 +738,11 @@ void Generator::rangeMayWrap(const std::vector<int> &group, Value *begin, int64_
   }
 }
 
-// The alignment of a fused index's begin and its box's size tell statically that the box
-// cannot wrap: it stays within one run of the innermost statement index.
+// Whether the box of fused virtual index v cannot wrap a row (schedule/Geometry.h).
 bool Generator::withinOneRun(const State &st, size_t v) const {
   const auto &group = c_->vindices[v].stmtIndices;
-  int64_t size = st.size[v], align = st.align[v];
-  int64_t innerExtent = s_->indices[size_t(group.back())].extent;
-  return group.size() > 1 && ((align % innerExtent == 0 && size <= innerExtent) ||
-                              (align != 0 && innerExtent % align == 0 && size <= align));
+  return group.size() > 1 &&
+         schedule::withinOneRun(st.size[v], st.align[v], s_->indices[size_t(group.back())].extent);
 }
 
 IndexRanges Generator::stageIndexRanges(const State &st) {

@@ -20,7 +20,7 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }
 
 // The host must have the target's architecture and every feature it enables.
-llvm::Error hostCanRun(const hw::Target &target) {
+llvm::Error hostCanRun(const hw::Target &target, const llvm::StringMap<bool> &features) {
   llvm::Triple host(llvm::sys::getProcessTriple()), want(target.triple);
   if (host.getArch() != want.getArch())
     return llvm::createStringError(
@@ -28,8 +28,6 @@ llvm::Error hostCanRun(const hw::Target &target) {
         "target '%s' is %s code and this machine is %s: compile it with `isamap compile "
         "--emit=obj` instead, or run with --target host",
         target.name.c_str(), want.getArchName().str().c_str(), host.getArchName().str().c_str());
-  llvm::StringMap<bool> features;
-  llvm::sys::getHostCPUFeatures(features);
   std::string missing;
   llvm::StringRef rest(target.features);
   while (!rest.empty()) {
@@ -73,7 +71,7 @@ llvm::Expected<std::unique_ptr<Jit>> Jit::create(const hw::Target &described) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "target '%s' names no LLVM triple; it has no native code",
                                    target.name.c_str());
-  if (auto e = hostCanRun(target))
+  if (auto e = hostCanRun(target, hostFeatures))
     return e;
   // Generated code runs its parallel loops on libgomp, which the process may not have loaded.
   // dlopen'ed here and never closed: LLVM's own registry of libraries closes them at exit,

@@ -61,6 +61,8 @@ struct LevelLoad {
   double copiedBytes = 0;
   int registers = 0;
   std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
+  // Bytes of each input on the level's path that the level reads from memory: (operand, bytes).
+  std::vector<std::pair<size_t, double>> inputBytes;
 };
 
 // How an input's reads from memory run: the contiguous bytes a run covers, and how many runs
@@ -206,6 +208,8 @@ private:
       if (!load.stagedRegisters.empty() && load.stagedRegisters.back().first == &p)
         load.stagedRegisters.back().second *= traffic.loads;
       lc.bytes += traffic.totalBytes;
+      if (!p.output)
+        load.inputBytes.push_back({o, traffic.totalBytes});
       if (p.staged[l])
         load.transfers += traffic.loads;
       if (p.staged[l] &&
@@ -275,7 +279,7 @@ private:
                       : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
     double rate = bw * (privateLevel ? coresUsed_ : 1);
-    lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l);
+    lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l, load);
     double copied = bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate) : 0;
     m_.serial += copied;
     double moveLatency = 0;
@@ -309,7 +313,7 @@ private:
   // of them at a time per core (Little's law); the rest of a run streams at the bandwidth. A
   // GEMM's B read 128 rows of 48 columns at a time ran at half the rate of the same reads 32
   // rows at a time, which the prefetchers follow along the rows.
-  double demandMissCycles(size_t l) const {
+  double demandMissCycles(size_t l, const LevelLoad &load) const {
     const Level &lv = c_.levels[l];
     const hw::Memory &mem = target_.memories[size_t(lv.memory)];
     if (lv.registers || lv.softwareManaged || mem.parent < 0)
@@ -319,15 +323,10 @@ private:
     if (from.misses == 0 || from.latencyCycles <= 0 || line <= 0)
       return 0;
     double cycles = 0;
-    for (size_t o = 0; o < c_.operands.size(); ++o) {
-      const OperandPlacement &p = c_.operands[o];
-      if (p.tensor < 0 || p.output ||
-          std::find(p.path.begin(), p.path.end(), int(l)) == p.path.end())
-        continue;
-      ReadRuns runs = readRuns(kernel_, c_, p, from.streams);
+    for (auto [o, bytes] : load.inputBytes) {
+      ReadRuns runs = readRuns(kernel_, c_, c_.operands[o], from.streams);
       if (runs.runBytes <= 0)
         continue;
-      double bytes = operandTraffic(kernel_, c_, o, l).totalBytes;
       double demandLines = std::min(2.0, std::ceil(runs.runBytes / line));
       cycles += bytes / runs.runBytes * demandLines * from.latencyCycles / from.misses;
     }
@@ -525,9 +524,8 @@ Cost AnalyticalModel::evaluate(const Config &config) const {
 // stays on the stack (LLVM promotes neither a variable offset nor a masked access to a
 // register) and every call loads and stores its accumulator. On MobileNet's pointwise GEMMs
 // (14 x 14, 112 x 112) that ran 3x slower than w or f on the lanes, which the model rated
-// higher. A tile that stays within one run of the innermost index (its size and every tile
-// around it multiples of one that divides that index's extent, as the backend's
-// withinOneRun sees it) is a plain register tile: a GRU's gates g*j over 2560 columns, 32 at a
+// higher. A tile that stays within one run of the innermost index (withinOneRun, as the backend
+// decides it) is a plain register tile: a GRU's gates g*j over 2560 columns, 32 at a
 // time.
 static bool accumulatorsInMemory(const ir::Statement &s, const Config &c, const OperandPlacement &p,
                                  size_t level) {
@@ -537,13 +535,12 @@ static bool accumulatorsInMemory(const ir::Statement &s, const Config &c, const 
   const VirtualIndex &lanes = c.vindices[v];
   if (lanes.stmtIndices.size() < 2 || lanes.instrExtent <= 1)
     return false;
-  int64_t run = s.indices[size_t(lanes.stmtIndices.back())].extent;
-  int64_t size = c.tiles[level][v], align = 0;
+  // The register box's begin moves by every enclosing level's tile.
+  int64_t align = 0;
   for (size_t l = 1; l <= level; ++l)
     align = std::gcd(align, c.tiles[l][v]);
-  bool withinOneRun =
-      (align % run == 0 && size <= run) || (align != 0 && run % align == 0 && size <= align);
-  return !withinOneRun;
+  return !withinOneRun(c.tiles[level][v], align,
+                       s.indices[size_t(lanes.stmtIndices.back())].extent);
 }
 
 Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand, size_t level) {

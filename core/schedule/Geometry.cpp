@@ -5,6 +5,10 @@
 
 namespace isam::schedule {
 
+bool withinOneRun(int64_t size, int64_t align, int64_t run) {
+  return (align % run == 0 && size <= run) || (align != 0 && run % align == 0 && size <= align);
+}
+
 int64_t roundUp(int64_t x, int64_t multiple) {
   return (x + multiple - 1) / multiple * multiple;
 }

@@ -19,6 +19,12 @@ namespace isam::schedule {
 
 int64_t roundUp(int64_t x, int64_t multiple);
 
+// Whether a box of `size` values of a fused virtual index, whose begin is a multiple of `align`
+// (0: the begin is 0), stays within one run of its innermost statement index (`run` values):
+// then its points are that run's values, contiguous, and a register tile over it never wraps a
+// row. Static, from the alignment and the size alone.
+bool withinOneRun(int64_t size, int64_t align, int64_t run);
+
 // Whether an access depends on any statement index a virtual index stands for.
 bool touches(const ir::Access &access, const VirtualIndex &v);
 
