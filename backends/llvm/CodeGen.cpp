@@ -117,6 +117,9 @@ struct StageCopy {
   // through this expression on its way in (nullptr: a plain copy, outerType == type).
   const ir::Expr *compute = nullptr;
   ir::ElemType outerType = ir::ElemType::F32;
+  // out, a lane tile: where this holds (the stage is its elements' first), their folded lanes
+  // are stored rather than combined onto the holder's value (nullptr: never).
+  Value *first = nullptr;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -157,6 +160,10 @@ private:
   // Emits body(iv) for iv in [0, count); inline when count is 1 or `unroll`.
   void loop(Value *count, const std::function<void(Value *)> &body);
   void loop(int64_t count, bool unroll, const std::function<void(Value *)> &body);
+  // Emits then() where `cond` holds and otherwise() elsewhere; only the one side when `cond` is
+  // a constant.
+  void ifElse(Value *cond, const std::function<void()> &then,
+              const std::function<void()> &otherwise);
 
   void statement(const schedule::StatementSchedule &ss);
   void emit(const Node &n, State &st);
@@ -209,6 +216,8 @@ private:
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
   bool initFoldable(const schedule::StatementSchedule &ss);
+  // Whether the box starts every reduction index at 0 (i1; constant where that is static).
+  Value *firstOfReduction(const State &st);
   int64_t calls(const Node &n, std::vector<int64_t> &size) const;
 
   // Statement index values at a point of the virtual indices.
@@ -237,8 +246,9 @@ private:
   int laneV_ = -1;        // the virtual index the instruction's lanes run along, or -1
   int laneStmt_ = -1;     // its innermost statement index
   int64_t laneWidth_ = 0; // the instruction's lanes along it, when a constant
-  // The statement's Init folded into its register stages (initFoldable): each starts its
-  // accumulators at the reduction's identity instead of loading them, and Init emits nothing.
+  // The statement's Init folded into its register stages (initFoldable): the first of each
+  // element's stages starts its accumulators at the reduction's identity instead of loading
+  // them, and Init emits nothing.
   bool initFolded_ = false;
   double identity_ = 0;
 };
@@ -316,6 +326,25 @@ void Generator::loop(Value *count, const std::function<void(Value *)> &body) {
   iv->addIncoming(next, b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
   b_.SetInsertPoint(exit);
+}
+
+void Generator::ifElse(Value *cond, const std::function<void()> &then,
+                       const std::function<void()> &otherwise) {
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    c->isOne() ? then() : otherwise();
+    return;
+  }
+  auto *thenBb = llvm::BasicBlock::Create(ctx(), "if.then", scope_.fn);
+  auto *elseBb = llvm::BasicBlock::Create(ctx(), "if.else", scope_.fn);
+  auto *join = llvm::BasicBlock::Create(ctx(), "if.end", scope_.fn);
+  b_.CreateCondBr(cond, thenBb, elseBb);
+  b_.SetInsertPoint(thenBb);
+  then();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(elseBb);
+  otherwise();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
 }
 
 void Generator::loop(int64_t count, bool unroll, const std::function<void(Value *)> &body) {
@@ -1033,8 +1062,12 @@ void Generator::writeBackElement(StageCopy &copy, Value *outer, Value *staged) {
   };
   Value *folded = foldLanes(
       v_.convert(v_.eval(F.rhs, unsigned(lanes), read), F.rhs.type, copy.type), unsigned(lanes));
-  Value *acc = v_.load(outer, copy.type, 1, 0, 1);
-  v_.store(v_.combine(F.reduce, acc, folded), outer, copy.type, 1, 0, 1);
+  Value *result = folded;
+  if (!copy.first || !llvm::isa<llvm::ConstantInt>(copy.first)) {
+    Value *onto = v_.combine(F.reduce, v_.load(outer, copy.type, 1, 0, 1), folded);
+    result = copy.first ? b_.CreateSelect(copy.first, folded, onto) : onto;
+  }
+  v_.store(result, outer, copy.type, 1, 0, 1);
 }
 
 // The finisher's reduction over the lane index: halves combined with its operator until one
@@ -1189,12 +1222,21 @@ void Generator::emitStage(const Node &n, State &st) {
                  0.0,
                  computes ? &*p.computed : nullptr,
                  outer.type};
-  copy.fill = initFolded_ && registers && p.output;
+  // With the statement's Init folded, a result's register stage that comes first for its
+  // elements starts at the identity; the later ones load what the earlier ones left.
+  copy.first = initFolded_ && registers && p.output ? firstOfReduction(st) : nullptr;
   copy.fillValue = identity_;
+  auto copyIn = [&](bool fill) {
+    copy.fill = fill;
+    copyStageDimension(copy, 0);
+  };
   if (buf.lanes > 0)
     initLanes(staged, tensor.type);
+  else if (copy.first)
+    ifElse(
+        copy.first, [&] { copyIn(true); }, [&] { copyIn(false); });
   else
-    copyStageDimension(copy, 0);
+    copyIn(false);
   st.stacks[operand].push_back(staged.holder);
   State outerRuns = st;
   for (size_t v = 0; v < c_->vindices.size(); ++v)
@@ -1434,10 +1476,21 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
 }
 
 // Whether the statement's Init can be folded into its register stages: the result is staged at
-// the register level, whose tile spans every reduction index whole, so each result element lies
-// in exactly one register stage, which computes it from the identity to the end and writes it
-// back (a memory-bound depthwise convolution otherwise writes its result three times: zeros,
-// then each tile loaded and stored back).
+// the register level, so each result element lies in exactly one register stage whose box starts
+// every reduction index at 0 (firstOfReduction), which starts it at the identity; the stages
+// after it load it (a memory-bound depthwise convolution otherwise writes its result three
+// times: zeros, then each tile loaded and stored back; a GEMM whose reduction is tiled reads a
+// zeroed result from memory where it could start from registers).
+Value *Generator::firstOfReduction(const State &st) {
+  Value *first = b_.getTrue();
+  for (size_t v = 0; v < c_->vindices.size(); ++v)
+    if (c_->vindices[v].reduction && st.align[v] != 0) {
+      Value *atStart = b_.CreateICmpEQ(st.begin[v], c64(0));
+      first = llvm::isa<llvm::ConstantInt>(first) ? atStart : b_.CreateAnd(first, atStart);
+    }
+  return first;
+}
+
 bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
   const schedule::Node *init = nullptr;
   for (const auto &n : ss.root.body)
@@ -1454,9 +1507,6 @@ bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
   }
   if (!staged || readsResult)
     return false;
-  for (size_t v = 0; v < c_->vindices.size(); ++v)
-    if (c_->vindices[v].reduction && c_->tiles[regs][v] != c_->vindices[v].extent)
-      return false;
   identity_ = init->init == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
               : init->init == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                                 : 0.0;

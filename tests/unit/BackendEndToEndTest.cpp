@@ -535,8 +535,13 @@ TEST(BackendEndToEnd, LaneReducedMappingsMatchTheReference) {
                          "instance g3 = g<13, 3, 257>;\ninstance g4 = g<5, 4, 33>;\n"
                          "instance g5 = g<11, 5, 7>;\ninstance glong = g<3, 1, 1000>;\n"
                          "instance gwide = g<67, 16, 131>;\n"
-                         "instance rsum = rs<13, 17>;\ninstance rmax = rm<33, 45>;\n";
-    for (const char *instance : {"g1", "g2", "g3", "g4", "g5", "glong", "gwide", "rsum", "rmax"}) {
+                         "instance rsum = rs<13, 17>;\ninstance rmax = rm<33, 45>;\n"
+                         // One register tile spans the reduction: its folded lanes are the
+                         // whole result (the Init is folded; nothing to add them onto).
+                         "instance gk1 = g<29, 1, 16>;\ninstance gk2 = g<7, 3, 32>;\n"
+                         "instance rsk = rs<13, 16>;\ninstance rmk = rm<5, 32>;\n";
+    for (const char *instance : {"g1", "g2", "g3", "g4", "g5", "glong", "gwide", "rsum", "rmax",
+                                 "gk1", "gk2", "rsk", "rmk"}) {
       SCOPED_TRACE(std::string(instance) + " on " + target);
       Compiled c;
       ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c, target));
@@ -548,6 +553,42 @@ TEST(BackendEndToEnd, LaneReducedMappingsMatchTheReference) {
       ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
       ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
     }
+  }
+}
+
+// A reduction tiled at the register level: the Init is folded into the register stages, the
+// first of each element's stages (every reduction index at 0) starting at the identity and the
+// later ones loading what it left. Odd sizes so that the last tiles are partial, one and two
+// reduction indices, sums and maxima; toNative's NaN poison shows any element read before the
+// first stage wrote it.
+TEST(BackendEndToEnd, TiledReductionsStartAtTheIdentityInTheirFirstStage) {
+  std::string source = "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                       "  C[m, n] += A[m, k] * B[k, n];\n"
+                       "  schedule { map fma16; tile L1: k 24; }\n"
+                       "}\n"
+                       "kernel c<C, H, W, K, R, S>(I: f32[C, H, W], F: f32[K, C, R, S])\n"
+                       "    -> (O: f32[K, H - R + 1, W - S + 1]) {\n"
+                       "  O[k, h, w] += I[c, h + r, w + s] * F[k, c, r, s];\n"
+                       "  schedule { tile L1: c 2; }\n"
+                       "}\n"
+                       "kernel rm<M, K, J>(A: f32[M, K, J]) -> (y: f32[M, J]) {\n"
+                       "  y[m, j] max= A[m, k, j];\n"
+                       "  schedule { map maxacc16; tile L1: k 3; }\n"
+                       "}\n"
+                       "instance gemm = g<37, 45, 100>;\ninstance conv = c<5, 9, 11, 7, 3, 3>;\n"
+                       "instance rowmax = rm<9, 10, 19>;\n";
+  for (const char *instance : {"gemm", "conv", "rowmax"}) {
+    SCOPED_TRACE(instance);
+    Compiled c;
+    ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c));
+    const schedule::Config &config = c.schedule.statements.at(0).config;
+    bool tiled = false;
+    for (size_t v = 0; v < config.vindices.size(); ++v)
+      tiled = tiled ||
+              (config.vindices[v].reduction && config.tiles.back()[v] < config.vindices[v].extent);
+    EXPECT_TRUE(tiled) << "the pins should tile a reduction in registers\n" << c.describe();
+    ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
+    ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
   }
 }
 
