@@ -212,13 +212,22 @@ private:
         load.inputBytes.push_back({o, traffic.totalBytes});
       if (p.staged[l])
         load.transfers += traffic.loads;
-      if (p.staged[l] &&
-          (p.staging[l].kind == Staging::Kind::Pack || (lv.registers && p.layoutChange)))
+      if (packedFrom(p, l) || (p.staged[l] && lv.registers && p.layoutChange))
         load.copiedBytes += traffic.totalBytes;
     }
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
     return load;
+  }
+
+  // Whether the operand's reads into level l are a pack's: it is packed at l or further in,
+  // so that only the pack's copy loop reads the tensor itself (at every level out to memory),
+  // and nothing overlaps that loop.
+  bool packedFrom(const OperandPlacement &p, size_t l) const {
+    for (size_t j = l; j < c_.levels.size(); ++j)
+      if (p.staged[j] && p.staging[j].kind == Staging::Kind::Pack)
+        return true;
+    return false;
   }
 
   // One register group per instruction operand instance: every accumulator of the register

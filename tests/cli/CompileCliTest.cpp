@@ -188,8 +188,8 @@ TEST(CompileCli, AssemblyHasTheEntryLabel) {
 }
 
 TEST(CompileCli, PackedBlocksKeepTheLanesContiguous) {
-  // T packed into L2 in blocks of the register tile's 4 rows of h: w, on the lanes, stays
-  // innermost in the pack, so every FMA loads its 16 lanes with one vector load; with the
+  // T packed into a cache level in blocks of the register tile's 4 rows of h: w, on the lanes,
+  // stays innermost in the pack, so every FMA loads its 16 lanes with one vector load; with the
   // rows within a block innermost instead, each load was a gather of lanes 4 apart.
   TempDir dir("packed");
   std::ofstream(dir / "pw.isam")
@@ -204,8 +204,9 @@ TEST(CompileCli, PackedBlocksKeepTheLanesContiguous) {
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto sched = test::run(kIsamap + " schedule " + sh(dir / "pw.isam") +
                          " --target x86_avx512 --budget-candidates 3000 --seed 1");
-  ASSERT_TRUE(has(sched.out, "buffer T@L2")) << "no longer packs T: pick another shape\n"
-                                             << sched.out;
+  ASSERT_TRUE(std::regex_search(sched.out, std::regex(R"(buffer T@L[0-9])")))
+      << "no longer packs T: pick another shape\n"
+      << sched.out;
   std::string ir = test::readFile((dir / "pw.ll").string());
   EXPECT_FALSE(has(ir, "gather")) << sched.out;
 }
