@@ -6,7 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
+
+namespace fs = std::filesystem;
 
 namespace isam::hw {
 
@@ -21,7 +26,42 @@ HostCpu detectHost() {
       h.features.push_back(f.first().str());
   std::sort(h.features.begin(), h.features.end());
   h.threads = std::max(1u, std::thread::hardware_concurrency());
+  h.cacheBytes = readCacheSizes("/sys/devices/system/cpu/cpu0");
   return h;
+}
+
+std::vector<uint64_t> readCacheSizes(const std::string &cpuDir) {
+  std::vector<uint64_t> sizes;
+  std::error_code ec;
+  fs::path dir = fs::path(cpuDir) / "cache";
+  if (!fs::is_directory(dir, ec))
+    return sizes;
+  auto word = [](const fs::path &file) {
+    std::ifstream in(file);
+    std::string w;
+    in >> w;
+    return w;
+  };
+  for (const auto &entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().rfind("index", 0) != 0)
+      continue;
+    std::string type = word(entry.path() / "type"), size = word(entry.path() / "size");
+    int level = std::atoi(word(entry.path() / "level").c_str());
+    if ((type != "Data" && type != "Unified") || level < 1 || level > 8 || size.empty())
+      continue;
+    char *end = nullptr;
+    uint64_t bytes = std::strtoull(size.c_str(), &end, 10);
+    if (end && (*end == 'K' || *end == 'k'))
+      bytes <<= 10;
+    else if (end && *end == 'M')
+      bytes <<= 20;
+    else if (end && *end == 'G')
+      bytes <<= 30;
+    if (sizes.size() < size_t(level))
+      sizes.resize(size_t(level), 0);
+    sizes[size_t(level) - 1] = bytes;
+  }
+  return sizes;
 }
 
 std::string hostDescriptionName(const HostCpu &cpu) {
@@ -54,6 +94,21 @@ Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter 
   for (const auto &f : cpu.features)
     t.features.append(t.features.empty() ? "+" : ",+").append(f);
   t.cores = cpu.threads;
+  // The caches from the registers out, innermost first.
+  std::vector<size_t> caches;
+  for (const auto &m : t.memories)
+    if (m.isRegisters && m.parent >= 0) {
+      for (int c = m.parent; c >= 0 && t.memories[size_t(c)].parent >= 0;
+           c = t.memories[size_t(c)].parent)
+        caches.push_back(size_t(c));
+      break;
+    }
+  for (size_t level = 0; level < caches.size() && level < cpu.cacheBytes.size(); ++level) {
+    uint64_t &size = t.memories[caches[level]].sizeBytes;
+    uint64_t reported = cpu.cacheBytes[level];
+    if (reported > 0)
+      size = level + 1 < caches.size() ? reported : std::min(size, reported);
+  }
   calibrate(t, cpu, meter);
   return t;
 }

@@ -10,8 +10,13 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
+#include <tuple>
 
 using namespace isam;
 
@@ -313,3 +318,69 @@ TEST(HostCalibration, TheJitMeterMeasuresThisMachine) {
   EXPECT_LT(*gflops, 1e6);
   EXPECT_EQ(backend::measureFmaGflops(h, 16), gflops);
 }
+
+namespace {
+
+// A sysfs CPU directory with the given caches: (level, type, size as sysfs writes it).
+std::string fakeCpuDir(const std::string &name,
+                       const std::vector<std::tuple<int, std::string, std::string>> &caches) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("isamap-host-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  for (size_t i = 0; i < caches.size(); ++i) {
+    auto [level, type, size] = caches[i];
+    std::filesystem::path index = dir / "cache" / ("index" + std::to_string(i));
+    std::filesystem::create_directories(index);
+    std::ofstream(index / "level") << level << "\n";
+    std::ofstream(index / "type") << type << "\n";
+    std::ofstream(index / "size") << size << "\n";
+  }
+  return dir.string();
+}
+
+TEST(HostCaches, ReadsDataAndUnifiedCachesByLevel) {
+  std::string dir = fakeCpuDir("sizes", {{1, "Data", "48K"},
+                                         {1, "Instruction", "64K"},
+                                         {2, "Unified", "2048K"},
+                                         {3, "Unified", "491520K"}});
+  EXPECT_EQ(hw::readCacheSizes(dir),
+            (std::vector<uint64_t>{48u << 10, 2048u << 10, uint64_t(491520) << 10}));
+  std::filesystem::remove_all(dir);
+  // Nothing reported (a container without sysfs): nothing known.
+  EXPECT_TRUE(hw::readCacheSizes("/nonexistent/cpu0").empty());
+  // A level the OS skips is unknown (0), not shifted down.
+  std::string gap = fakeCpuDir("gap", {{1, "Data", "32K"}, {3, "Unified", "8M"}});
+  EXPECT_EQ(hw::readCacheSizes(gap), (std::vector<uint64_t>{32u << 10, 0, 8u << 20}));
+  std::filesystem::remove_all(gap);
+}
+
+TEST(HostCaches, TheHostTargetHasThisMachinesCaches) {
+  // L1 and L2 as reported (a 2-core Sapphire Rapids VM: 48 KiB, 2 MiB, where the Zen 4
+  // description says 32 KiB and 1 MiB); the shared L3 the VM is told of (the socket's 480 MiB)
+  // no larger than the description's share.
+  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
+  auto description = s->target("x86_avx512");
+  ASSERT_TRUE(description) << render(*s);
+  hw::HostCpu c = cpu("x86_64-pc-linux-gnu", kAvx512);
+  c.cacheBytes = {48u << 10, 2u << 20, uint64_t(480) << 20};
+  hw::Target t = hw::hostTarget(*description, c);
+  auto size = [&](const hw::Target &target, const char *name) {
+    for (const auto &m : target.memories)
+      if (m.name == name)
+        return m.sizeBytes;
+    ADD_FAILURE() << "no memory " << name;
+    return uint64_t(0);
+  };
+  EXPECT_EQ(size(t, "L1"), 48u << 10);
+  EXPECT_EQ(size(t, "L2"), 2u << 20);
+  EXPECT_EQ(size(t, "L3"), size(*description, "L3"));
+  EXPECT_EQ(size(t, "DRAM"), size(*description, "DRAM"));
+  // A smaller last level than described is this machine's; an unreported level stays.
+  c.cacheBytes = {0, 512u << 10, 4u << 20};
+  t = hw::hostTarget(*description, c);
+  EXPECT_EQ(size(t, "L1"), size(*description, "L1"));
+  EXPECT_EQ(size(t, "L2"), 512u << 10);
+  EXPECT_EQ(size(t, "L3"), 4u << 20);
+}
+
+} // namespace
