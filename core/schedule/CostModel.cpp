@@ -212,22 +212,13 @@ private:
         load.inputBytes.push_back({o, traffic.totalBytes});
       if (p.staged[l])
         load.transfers += traffic.loads;
-      if (packedFrom(p, l) || (p.staged[l] && lv.registers && p.layoutChange))
+      if (p.staged[l] &&
+          (p.staging[l].kind == Staging::Kind::Pack || (lv.registers && p.layoutChange)))
         load.copiedBytes += traffic.totalBytes;
     }
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
     return load;
-  }
-
-  // Whether the operand's reads into level l are a pack's: it is packed at l or further in,
-  // so that only the pack's copy loop reads the tensor itself (at every level out to memory),
-  // and nothing overlaps that loop.
-  bool packedFrom(const OperandPlacement &p, size_t l) const {
-    for (size_t j = l; j < c_.levels.size(); ++j)
-      if (p.staged[j] && p.staging[j].kind == Staging::Kind::Pack)
-        return true;
-    return false;
   }
 
   // One register group per instruction operand instance: every accumulator of the register
@@ -578,9 +569,16 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   if (lv.softwareManaged && !lv.registers && p.staged[level] && !layoutDims(c, operand).empty())
     out.tileBytes = double(product(layoutTile(c, operand, level, false))) * elemBytes;
   // Reuse: loops outside this level that do not touch the operand, innermost first, leave its
-  // tile in place.
+  // tile in place. Not an input's register tile that spans several reduction steps: the
+  // registers hold one step of it at a time, so every visit of the register tile loads it all
+  // again (B of a GEMM, once per register tile of A's rows).
+  bool streamed = false;
+  if (lv.registers && !p.output)
+    for (size_t v = 0; v < c.vindices.size(); ++v)
+      streamed = streamed || (c.vindices[v].reduction && touches(p.access, c.vindices[v]) &&
+                              c.tiles[level][v] > std::max<int64_t>(1, c.vindices[v].instrExtent));
   double loads = 1;
-  bool changed = false;
+  bool changed = streamed;
   for (size_t j = level; j-- > 0;)
     for (size_t k = c.order[j].size(); k-- > 0;) {
       int v = c.order[j][k];

@@ -13,7 +13,6 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <set>
 
 using namespace isam;
@@ -151,72 +150,6 @@ TEST(PackLevel, APackReusedByManyRegisterTilesMovesOutOfL1) {
       EXPECT_NE(b.memory, "L1") << text;
     }
   EXPECT_TRUE(packed) << text;
-}
-
-} // namespace
-
-namespace {
-
-TEST(PackLevel, APacksReadsAreNotHiddenUnderTheArithmetic) {
-  // Only a pack's copy loop reads the packed tensor itself, at every level out to memory, and
-  // no arithmetic runs beside that loop. B of a square GEMM packed at L1, inside the loops over
-  // m, is copied again for every block of m rows: measured on this repository's Xeon, 64% of
-  // peak where B packed once per L3 tile ran at 80%, and the model rated the two alike while it
-  // hid the copies' reads from L2 and L3 under the FMAs.
-  Session session;
-  session.loadText("nn.isam",
-                   "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
-                   "  C[m, n] += A[m, k] * B[k, n];\n}\n"
-                   "instance g = gemm<1024, 1024, 1024>;\n");
-  auto kernels = session.instances({});
-  ASSERT_EQ(kernels.size(), 1u);
-  const ir::Kernel &k = kernels[0];
-  auto target = session.target("x86_avx512");
-  ASSERT_TRUE(target);
-  auto maps = session.mappings(k, *target);
-  auto ks = session.schedule(k, *target, {});
-  std::string text = schedule::printSchedule(ks, k, *target);
-  // The search's choice, with tiles in the manner of BLIS but for blocks of m at L2 as small as
-  // the register tile's, B packed where the search packs it (outside L1) and at L1.
-  schedule::Config outside = ks.statements.at(0).config;
-  std::map<std::string, std::map<std::string, int64_t>> tiles = {
-      {"L3", {{"n", 512}, {"m", 1024}, {"k", 256}}},
-      {"L2", {{"n", 256}, {"m", 8}, {"k", 128}}},
-      {"L1", {{"n", 32}, {"m", 8}, {"k", 128}}},
-      {"ZMM", {{"n", 32}, {"m", 8}, {"k", 128}}}};
-  size_t l1 = 0, packedAt = 0, b = outside.operands.size();
-  for (size_t l = 1; l < outside.levels.size(); ++l) {
-    l1 = outside.levels[l].name == "L1" ? l : l1;
-    for (size_t v = 0; v < outside.vindices.size(); ++v)
-      outside.tiles[l][v] = tiles.at(outside.levels[l].name).at(outside.vindices[v].name);
-  }
-  for (size_t o = 0; o < outside.operands.size(); ++o)
-    for (size_t l = 0; l < outside.levels.size(); ++l)
-      if (outside.operands[o].staged[l] &&
-          outside.operands[o].staging[l].kind == schedule::Staging::Kind::Pack)
-        b = o, packedAt = l;
-  ASSERT_LT(b, outside.operands.size()) << "B is no longer packed: pick another shape\n" << text;
-  ASSERT_LT(packedAt, l1) << "B's pack is reused by every row of a block of m\n" << text;
-  schedule::Config atL1 = outside;
-  schedule::OperandPlacement &p = atL1.operands[b];
-  p.staged[packedAt] = false;
-  p.staged[l1] = true;
-  std::swap(p.staging[packedAt], p.staging[l1]);
-  schedule::AnalyticalModel model(k, *target, maps[0]);
-  schedule::Cost costOutside = model.evaluate(outside), costAtL1 = model.evaluate(atL1);
-  ASSERT_TRUE(costOutside.valid) << costOutside.invalidReason;
-  ASSERT_TRUE(costAtL1.valid) << costAtL1.invalidReason;
-  // The copies' reads of B into every level out to the pack's, at the level's rate on every
-  // core, with nothing beside them: moving the pack in adds at least the reads it adds.
-  auto copies = [&](const schedule::Config &c, size_t pack) {
-    double cycles = 0;
-    for (size_t l = 1; l <= pack; ++l)
-      cycles += schedule::operandTraffic(k, c, b, l).totalBytes /
-                (c.levels[l].bandwidthBytesPerCycle * target->cores);
-    return cycles;
-  };
-  EXPECT_GE(costAtL1.cycles - costOutside.cycles, copies(atL1, l1) - copies(outside, packedAt))
-      << text;
 }
 
 } // namespace
