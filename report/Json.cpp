@@ -112,6 +112,20 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
                          {"memory", b.memory},
                          {"shape", b.shape},
                          {"doubleBuffered", b.doubleBuffered}});
+    // null where no search ran (scalar code).
+    nlohmann::json search = nullptr;
+    if (!ss.search.strategy.empty()) {
+      using Stop = schedule::SearchReport::Stop;
+      search = {{"strategy", ss.search.strategy},
+                {"mappings", ss.search.mappings},
+                {"evaluated", ss.search.evaluated},
+                {"spaceSize", ss.search.spaceSize},
+                {"covered", ss.search.covered},
+                {"stoppedBy", ss.search.stop == Stop::Candidates ? "candidates"
+                              : ss.search.stop == Stop::Time     ? "time"
+                                                                 : ""},
+                {"text", schedule::searchText(ss.search)}};
+    }
     statements.push_back(
         {{"statement", c.statement},
          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
@@ -125,7 +139,8 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
          {"accumulators", ss.cost.accumulators},
          {"registers", ss.cost.registersUsed},
          {"levels", levels},
-         {"buffers", buffers}});
+         {"buffers", buffers},
+         {"search", search}});
     total += ss.cost.cycles;
     ideal += ss.cost.cycles * ss.cost.utilization;
     if (!slowest || ss.cost.cycles > slowest->cost.cycles)

@@ -2,6 +2,7 @@
 #include "schedule/Geometry.h"
 #include "schedule/Schedule.h"
 
+#include <iomanip>
 #include <sstream>
 
 namespace isam::schedule {
@@ -237,6 +238,35 @@ std::string boundText(const Cost &cost, const hw::Target &target) {
   return "";
 }
 
+std::string formatCount(double n) {
+  std::ostringstream o;
+  if (n < 1e6)
+    o << std::fixed << std::setprecision(0) << n;
+  else
+    o << std::setprecision(2) << n;
+  return o.str();
+}
+
+std::string searchText(const SearchReport &search) {
+  if (search.strategy.empty())
+    return "";
+  std::string out = "search: " + search.strategy + ", " + std::to_string(search.mappings) +
+                    (search.mappings == 1 ? " mapping, " : " mappings, ");
+  if (search.covered)
+    return out + "all " + formatCount(search.spaceSize) + " candidate schedules costed";
+  out += std::to_string(search.evaluated) + " of " + formatCount(search.spaceSize) +
+         " candidate schedules costed";
+  switch (search.stop) {
+  case SearchReport::Stop::Candidates:
+    return out + " (stopped by the candidate budget)";
+  case SearchReport::Stop::Time:
+    return out + " (stopped by the time budget)";
+  case SearchReport::Stop::None:
+    break;
+  }
+  return out + " (converged)";
+}
+
 std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
                           const hw::Target &target) {
   std::ostringstream o;
@@ -298,6 +328,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
         line << " of " << lc.capacityBytes;
       o << line.str() << "\n";
     }
+    if (std::string search = searchText(ss.search); !search.empty())
+      o << "  " << search << "\n";
     printNode(o, ss.root, ss, kernel, target, 1);
   }
   return o.str();

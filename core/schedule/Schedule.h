@@ -176,9 +176,29 @@ struct Node {
   ir::ReduceOp init = ir::ReduceOp::Sum;
 };
 
+// How a statement's schedule was found: which search, how much of the space it evaluated, and
+// whether a budget stopped it before it ended by itself (a beam that converged, an exhaustive
+// search that saw every point). Empty strategy: no search ran (scalar code).
+struct SearchReport {
+  enum class Stop { None, Candidates, Time };
+  std::string strategy;
+  size_t mappings = 0;    // mappings searched
+  size_t evaluated = 0;   // candidate schedules costed, over those mappings
+  double spaceSize = 0;   // points of their spaces
+  Stop stop = Stop::None; // the first budget that stopped a mapping's search
+  bool covered = false;   // every point of every space costed
+};
+// "search: beam, 3 mappings, 1203 of 4.3e+08 candidate schedules costed (converged)", as
+// printSchedule shows it ("" when no search ran).
+std::string searchText(const SearchReport &search);
+// A count of candidates as people read it: whole below a million, else two significant digits
+// ("864", "4.3e+08").
+std::string formatCount(double n);
+
 struct StatementSchedule {
   Config config;
   Cost cost;
+  SearchReport search;
   std::vector<Buffer> buffers;
   Node root; // a Block
 };

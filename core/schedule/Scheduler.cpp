@@ -114,6 +114,53 @@ bool accumulatesOnWrappingLanes(const mapping::Candidate &cand, const ir::Statem
   return false;
 }
 
+// The mappings worth scheduling for statement `m`: full and non-degenerate, those of the
+// pinned instruction if one is pinned (E0701 when it has none), best first but those with
+// accumulators on wrapping fused lanes last, at most `considered` of them.
+std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pins &pin,
+                                  const SourceRange &pinRange, const ir::Statement &statement,
+                                  const hw::Target &target, size_t considered,
+                                  DiagnosticSink &diags) {
+  std::vector<int> choices;
+  bool laneReducedSkipped = false;
+  for (size_t c = 0; c < m.candidates.size(); ++c) {
+    const auto &cand = m.candidates[c];
+    if (!mapping::schedulable(cand))
+      continue;
+    if (!pin.instruction.empty() &&
+        target.instructions[size_t(cand.instruction)].name != pin.instruction)
+      continue;
+    // A lane-reduced result's register tile of lanes, folded at write-back, is native code's
+    // (backends/llvm); the accelerator emitter has no op for it.
+    if (cand.laneReduced >= 0 && target.triple.empty()) {
+      laneReducedSkipped = true;
+      continue;
+    }
+    choices.push_back(int(c));
+  }
+  if (!pin.instruction.empty() && choices.empty()) {
+    std::string reason;
+    for (const auto &r : m.rejected)
+      if (target.instructions[size_t(r.instruction)].name == pin.instruction)
+        reason = r.reason;
+    if (reason.empty() && laneReducedSkipped)
+      reason = "its only mappings reduce across lanes, which accelerators do not run yet";
+    diags.error("E0701", pinRange,
+                "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
+                    std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));
+  }
+  // Accumulators on fused lanes that wrap rows are kept in memory, whatever the mapper
+  // ranked them: the other mappings go first, so that the few considered include a
+  // register-resident one (on MobileNet's 56 x 56 pointwise GEMM, w on the lanes ranked
+  // fifth, behind h*w and f, and ran 1.5x faster than both).
+  std::stable_partition(choices.begin(), choices.end(), [&](int c) {
+    return !accumulatesOnWrappingLanes(m.candidates[size_t(c)], statement, target);
+  });
+  if (choices.size() > considered)
+    choices.resize(considered);
+  return choices;
+}
+
 } // namespace
 
 KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target,
@@ -129,45 +176,9 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     SourceRange pinRange;
     if (auto it = pins.find(m.index); it != pins.end())
       std::tie(pin, pinRange) = it->second;
-    // The mappings worth scheduling: full and non-degenerate, best first.
-    std::vector<int> choices;
-    bool laneReducedSkipped = false;
-    for (size_t c = 0; c < m.candidates.size(); ++c) {
-      const auto &cand = m.candidates[c];
-      if (!mapping::schedulable(cand))
-        continue;
-      if (!pin.instruction.empty() &&
-          target.instructions[size_t(cand.instruction)].name != pin.instruction)
-        continue;
-      // A lane-reduced result's register tile of lanes, folded at write-back, is native code's
-      // (backends/llvm); the accelerator emitter has no op for it.
-      if (cand.laneReduced >= 0 && target.triple.empty()) {
-        laneReducedSkipped = true;
-        continue;
-      }
-      choices.push_back(int(c));
-    }
-    if (!pin.instruction.empty() && choices.empty()) {
-      std::string reason;
-      for (const auto &r : m.rejected)
-        if (target.instructions[size_t(r.instruction)].name == pin.instruction)
-          reason = r.reason;
-      if (reason.empty() && laneReducedSkipped)
-        reason = "its only mappings reduce across lanes, which accelerators do not run yet";
-      diags.error("E0701", pinRange,
-                  "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
-                      std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));
-    }
-    // Accumulators on fused lanes that wrap rows are kept in memory, whatever the mapper
-    // ranked them: the other mappings go first, so that the few considered include a
-    // register-resident one (on MobileNet's 56 x 56 pointwise GEMM, w on the lanes ranked
-    // fifth, behind h*w and f, and ran 1.5x faster than both).
     const ir::Statement &statement = kernel.statements[m.index];
-    std::stable_partition(choices.begin(), choices.end(), [&](int c) {
-      return !accumulatesOnWrappingLanes(m.candidates[size_t(c)], statement, target);
-    });
-    if (choices.size() > options.mappingsConsidered)
-      choices.resize(options.mappingsConsidered);
+    std::vector<int> choices =
+        mappingsToSearch(m, pin, pinRange, statement, target, options.mappingsConsidered, diags);
     SearchResult best;
     Budget share = options.budget;
     if (!choices.empty()) {
@@ -180,6 +191,9 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     // and it is an error only when it fits none.
     std::vector<std::string> firstProblems;
     size_t fitting = 0;
+    SearchReport report;
+    report.strategy = strategy->name();
+    report.covered = true;
     for (int c : choices) {
       Space space(kernel, target, m, c, pin);
       if (!space.pinProblems().empty()) {
@@ -189,6 +203,12 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       }
       ++fitting;
       SearchResult r = strategy->run(space, model, share, options.seed);
+      ++report.mappings;
+      report.evaluated += r.evaluated;
+      report.spaceSize += space.size();
+      report.covered = report.covered && r.covered;
+      if (report.stop == SearchReport::Stop::None)
+        report.stop = r.stop;
       if (!r.found && !r.lastInvalidReason.empty())
         invalid = r.lastInvalidReason;
       if (r.found && (!best.found || r.cost.score < best.cost.score))
@@ -205,7 +225,18 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
       out.statements.push_back(scalarSchedule(kernel, target, m.index));
       continue;
     }
+    // An exhaustive search that a budget stopped has seen a corner of the space (an odometer
+    // over the knobs), and its pick can be far worse than a beam's: say so.
+    if (options.search == "exhaustive" && !report.covered)
+      diags.warning("W0706", m.range,
+                    "the exhaustive schedule search of s" + std::to_string(m.index) + " on " +
+                        target.name + " costed " + std::to_string(report.evaluated) + " of " +
+                        formatCount(report.spaceSize) + " candidate schedules before its " +
+                        (report.stop == SearchReport::Stop::Time ? "time" : "candidate") +
+                        " budget ran out: its pick is the best of those only (use --search beam, "
+                        "or raise --budget-candidates and --budget-ms)");
     out.statements.push_back(lower(kernel, target, m, best.config, best.cost));
+    out.statements.back().search = report;
   }
   return out;
 }

@@ -20,10 +20,14 @@ public:
       : space_(space), model_(model), budget_(budget), start_(Clock::now()) {}
 
   bool exhausted() {
-    if (result.evaluated >= budget_.candidates ||
-        std::chrono::duration<double, std::milli>(Clock::now() - start_).count() >
-            budget_.milliseconds)
-      result.budgetExhausted = true;
+    if (result.budgetExhausted)
+      return true;
+    if (result.evaluated >= budget_.candidates)
+      result.stop = SearchReport::Stop::Candidates;
+    else if (std::chrono::duration<double, std::milli>(Clock::now() - start_).count() >
+             budget_.milliseconds)
+      result.stop = SearchReport::Stop::Time;
+    result.budgetExhausted = result.stop != SearchReport::Stop::None;
     return result.budgetExhausted;
   }
 
@@ -84,8 +88,10 @@ public:
           break;
         p[k] = 0;
       }
-      if (k == p.size())
+      if (k == p.size()) {
+        eval.result.covered = true;
         break;
+      }
     }
     return eval.result;
   }
@@ -173,8 +179,10 @@ public:
         children.push_back({eval(q), q});
       }
       population.insert(population.end(), children.begin(), children.end());
-      if (eval.result.evaluated == before && space.size() <= double(eval.result.evaluated))
-        break; // every point has been seen
+      if (eval.result.evaluated == before && space.size() <= double(eval.result.evaluated)) {
+        eval.result.covered = true; // every point has been seen
+        break;
+      }
       if (eval.result.evaluated == before) {
         Point fresh = randomPoint(space, rng);
         population.push_back({eval(fresh), fresh});

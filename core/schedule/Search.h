@@ -22,7 +22,9 @@ struct SearchResult {
   Cost cost;
   size_t evaluated = 0;
   bool budgetExhausted = false;
-  std::string lastInvalidReason; // why the last rejected point was rejected
+  SearchReport::Stop stop = SearchReport::Stop::None; // which budget, when one stopped it
+  bool covered = false;                               // every point of the space costed
+  std::string lastInvalidReason;                      // why the last rejected point was rejected
 };
 
 class SearchStrategy {

@@ -439,6 +439,20 @@ std::vector<Case> cases() {
        "schedule { parallel: i; }", "this one has none"},
       {"E0705_ParallelOverAReduction", "E0705", text(pinnedGemm("parallel: k;")), "k",
        "'k' is a reduction index, which cannot run in parallel; pin one of m, n"},
+      {"W0706_ExhaustiveSearchStoppedByItsBudget", "W0706",
+       [] {
+         // Ten candidate schedules of a GEMM's space of thousands.
+         auto s = test::analyse(pinnedGemm(""));
+         auto kernels = s->instances({});
+         auto target = s->target("vec");
+         schedule::ScheduleOptions options;
+         options.search = "exhaustive";
+         options.budget.candidates = 10;
+         if (!kernels.empty() && target)
+           s->schedule(kernels[0], *target, options);
+         return s;
+       },
+       "C[m, n] += A[m, k] * B[k, n];", "costed 10 of"},
       {"W0301_MappingBudgetExhausted", "W0301",
        [] {
          // Twelve indices of extent 2 on a one-lane instruction: far more candidate bindings

@@ -905,6 +905,8 @@ TEST(ScheduleSearch, EveryStrategyKeepsToItsCandidateBudget) {
       EXPECT_LE(result.evaluated, budget);
       EXPECT_EQ(result.evaluated, budget) << "the space is larger than the budget";
       EXPECT_TRUE(result.budgetExhausted);
+      EXPECT_EQ(result.stop, schedule::SearchReport::Stop::Candidates);
+      EXPECT_FALSE(result.covered);
       if (result.found) {
         EXPECT_TRUE(result.cost.valid);
         EXPECT_GT(result.cost.cycles, 0);
@@ -971,6 +973,58 @@ TEST(ScheduleSearch, ExhaustiveEnumeratesASmallSpaceAndIsNeverBeaten) {
   if (startCost.valid) {
     EXPECT_LE(exhaustive.cost.score, startCost.score);
   }
+}
+
+TEST(ScheduleSearch, EveryScheduleSaysHowItWasSearched) {
+  // Exhaustive means every point: over a space it covers, it says so; stopped by its budget,
+  // it says how little it saw, in the schedule and as a warning, since its pick (an odometer's
+  // corner of the space) can be far worse than a beam's.
+  std::string text = kTiny + kGemm + "instance g8 = gemm<4, 8, 4>;\n";
+  Loaded s = fromText(text, "tiny", "g8");
+  const ir::Kernel &k = s.kernels.at(0);
+  auto whole = s.session->schedule(k, *s.target, options("exhaustive", 100000));
+  const schedule::SearchReport &all = whole.statements.at(0).search;
+  EXPECT_EQ(all.strategy, "exhaustive");
+  EXPECT_GE(all.mappings, 1u);
+  EXPECT_TRUE(all.covered);
+  EXPECT_EQ(all.stop, schedule::SearchReport::Stop::None);
+  EXPECT_EQ(double(all.evaluated), all.spaceSize);
+  EXPECT_EQ(schedule::searchText(all), "search: exhaustive, " + std::to_string(all.mappings) +
+                                           (all.mappings == 1 ? " mapping" : " mappings") +
+                                           ", all " + schedule::formatCount(all.spaceSize) +
+                                           " candidate schedules costed");
+  for (const auto &d : s.session->diagnostics().all())
+    EXPECT_NE(d.code, "W0706") << render(*s.session);
+
+  Loaded cut = fromText(text, "tiny", "g8");
+  auto some = cut.session->schedule(cut.kernels.at(0), *cut.target, options("exhaustive", 10));
+  const schedule::SearchReport &few = some.statements.at(0).search;
+  EXPECT_FALSE(few.covered);
+  EXPECT_EQ(few.stop, schedule::SearchReport::Stop::Candidates);
+  EXPECT_LE(few.evaluated, 10u);
+  EXPECT_NE(schedule::searchText(few).find(" of " + schedule::formatCount(few.spaceSize) +
+                                           " candidate schedules costed (stopped by the "
+                                           "candidate budget)"),
+            std::string::npos)
+      << schedule::searchText(few);
+  std::string printed = schedule::printSchedule(some, cut.kernels.at(0), *cut.target);
+  EXPECT_NE(printed.find("\n  " + schedule::searchText(few) + "\n"), std::string::npos) << printed;
+  bool warned = false;
+  for (const auto &d : cut.session->diagnostics().all())
+    warned = warned || d.code == "W0706";
+  EXPECT_TRUE(warned) << render(*cut.session);
+
+  // A beam that ends by itself converged; scalar code was not searched.
+  Loaded b = fromText(kGemm, "x86_avx512", "gemm_2560x64x2560");
+  auto beam = b.session->schedule(b.kernels.at(0), *b.target, options("beam", 100000));
+  const schedule::SearchReport &converged = beam.statements.at(0).search;
+  EXPECT_EQ(converged.strategy, "beam");
+  EXPECT_EQ(converged.stop, schedule::SearchReport::Stop::None);
+  EXPECT_GT(double(converged.evaluated), 0);
+  EXPECT_LT(double(converged.evaluated), converged.spaceSize);
+  EXPECT_EQ(schedule::searchText(converged).substr(schedule::searchText(converged).size() - 11),
+            "(converged)");
+  EXPECT_EQ(schedule::searchText(schedule::SearchReport{}), "");
 }
 
 TEST(ScheduleSearch, SearchedScheduleIsNoWorseThanTheHeuristicPoint) {
