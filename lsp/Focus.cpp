@@ -81,6 +81,7 @@ std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const Sto
   if (!t)
     return std::nullopt;
   out.bound = schedule::boundText(ss.cost, *t);
+  out.search = schedule::searchText(ss.search);
   int m = ss.config.mapping;
   if (m >= 0 && size_t(m) < (*maps)[*s].candidates.size()) {
     out.instruction = t->instructions[size_t(ss.config.instruction)].name;

@@ -183,6 +183,8 @@ std::string markdown(const HoverInfo &info) {
     out << "\n---\n**s" << *info.statement << "** of `" << s.instance << "` on `" << s.target
         << "`: " << summaryTitle(s) << ", ~" << static_cast<long long>(s.cycles)
         << " cycles, bound by " << s.bound << "\n";
+    if (!s.search.empty())
+      out << "\n_" << s.search << "_\n";
   } else if (info.definition.empty()) {
     out << "_" << info.runProblem << "_\n";
   }

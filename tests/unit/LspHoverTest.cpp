@@ -79,6 +79,7 @@ TEST_F(LspHover, IndexHasItsRangeInTheStatementAndTheStatementHowItRuns) {
   EXPECT_EQ(k.run->instance, "g444");
   EXPECT_EQ(k.run->target, "x86_avx512");
   EXPECT_GT(k.run->cycles, 0);
+  EXPECT_EQ(k.run->search.rfind("search: ", 0), 0u) << k.run->search;
 
   HoverInfo n = hoverAt(*a, t, "n");
   ASSERT_TRUE(n.inInstance);
@@ -136,6 +137,13 @@ TEST(LspHoverMarkdown, RendersEachPartInOrder) {
                          "In instance `g444`: `k in 0..4` (reduction: summed over)\n"
                          "\n---\n**s2** of `g444` on `x86_avx512`: maps to fma16 \u00d7 1,234 | "
                          "est. 50% of peak, ~99 cycles, bound by compute\n");
+  // And how the schedule was found, when a search found it.
+  h.run->search = "search: beam, 1 mapping, 400 of 9.6e+08 candidate schedules costed "
+                  "(stopped by the candidate budget)";
+  EXPECT_NE(markdown(h).find("bound by compute\n\n_search: beam, 1 mapping, 400 of 9.6e+08 "
+                             "candidate schedules costed (stopped by the candidate budget)_\n"),
+            std::string::npos)
+      << markdown(h);
 
   HoverInfo kernel;
   kernel.definition = "kernel gemm";
