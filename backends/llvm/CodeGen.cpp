@@ -1475,22 +1475,30 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
   initFolded_ = false;
 }
 
+// `first` stays the constant true or a runtime value: a reduction index whose begin is a
+// constant other than 0 (a remainder tile) makes the whole answer false.
+Value *Generator::firstOfReduction(const State &st) {
+  Value *first = b_.getTrue();
+  for (size_t v = 0; v < c_->vindices.size(); ++v) {
+    if (!c_->vindices[v].reduction || st.align[v] == 0)
+      continue;
+    Value *atStart = b_.CreateICmpEQ(st.begin[v], c64(0));
+    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(atStart)) {
+      if (known->isZero())
+        return b_.getFalse();
+      continue;
+    }
+    first = llvm::isa<llvm::ConstantInt>(first) ? atStart : b_.CreateAnd(first, atStart);
+  }
+  return first;
+}
+
 // Whether the statement's Init can be folded into its register stages: the result is staged at
 // the register level, so each result element lies in exactly one register stage whose box starts
 // every reduction index at 0 (firstOfReduction), which starts it at the identity; the stages
 // after it load it (a memory-bound depthwise convolution otherwise writes its result three
 // times: zeros, then each tile loaded and stored back; a GEMM whose reduction is tiled reads a
 // zeroed result from memory where it could start from registers).
-Value *Generator::firstOfReduction(const State &st) {
-  Value *first = b_.getTrue();
-  for (size_t v = 0; v < c_->vindices.size(); ++v)
-    if (c_->vindices[v].reduction && st.align[v] != 0) {
-      Value *atStart = b_.CreateICmpEQ(st.begin[v], c64(0));
-      first = llvm::isa<llvm::ConstantInt>(first) ? atStart : b_.CreateAnd(first, atStart);
-    }
-  return first;
-}
-
 bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
   const schedule::Node *init = nullptr;
   for (const auto &n : ss.root.body)

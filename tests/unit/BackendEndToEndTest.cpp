@@ -562,22 +562,30 @@ TEST(BackendEndToEnd, LaneReducedMappingsMatchTheReference) {
 // reduction indices, sums and maxima; toNative's NaN poison shows any element read before the
 // first stage wrote it.
 TEST(BackendEndToEnd, TiledReductionsStartAtTheIdentityInTheirFirstStage) {
-  std::string source = "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
-                       "  C[m, n] += A[m, k] * B[k, n];\n"
-                       "  schedule { map fma16; tile L1: k 24; }\n"
-                       "}\n"
-                       "kernel c<C, H, W, K, R, S>(I: f32[C, H, W], F: f32[K, C, R, S])\n"
-                       "    -> (O: f32[K, H - R + 1, W - S + 1]) {\n"
-                       "  O[k, h, w] += I[c, h + r, w + s] * F[k, c, r, s];\n"
-                       "  schedule { tile L1: c 2; }\n"
-                       "}\n"
-                       "kernel rm<M, K, J>(A: f32[M, K, J]) -> (y: f32[M, J]) {\n"
-                       "  y[m, j] max= A[m, k, j];\n"
-                       "  schedule { map maxacc16; tile L1: k 3; }\n"
-                       "}\n"
-                       "instance gemm = g<37, 45, 100>;\ninstance conv = c<5, 9, 11, 7, 3, 3>;\n"
-                       "instance rowmax = rm<9, 10, 19>;\n";
-  for (const char *instance : {"gemm", "conv", "rowmax"}) {
+  std::string source =
+      "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+      "  C[m, n] += A[m, k] * B[k, n];\n"
+      "  schedule { map fma16; tile L1: k 24; }\n"
+      "}\n"
+      "kernel c<C, H, W, K, R, S>(I: f32[C, H, W], F: f32[K, C, R, S])\n"
+      "    -> (O: f32[K, H - R + 1, W - S + 1]) {\n"
+      "  O[k, h, w] += I[c, h + r, w + s] * F[k, c, r, s];\n"
+      "  schedule { tile L1: c 2; }\n"
+      "}\n"
+      // c in tiles of 2 (5 = 2 + 2 + 1) outside r's loop: in c's remainder tile, whose begin
+      // is a constant, no stage is the first, whatever r's begin.
+      "kernel c2<C, H, W, K, R, S>(I: f32[C, H, W], F: f32[K, C, R, S])\n"
+      "    -> (O: f32[K, H - R + 1, W - S + 1]) {\n"
+      "  O[k, h, w] += I[c, h + r, w + s] * F[k, c, r, s];\n"
+      "  schedule { tile L1: c 2, r 1; order L2: c, r, k, h, w, s; }\n"
+      "}\n"
+      "kernel rm<M, K, J>(A: f32[M, K, J]) -> (y: f32[M, J]) {\n"
+      "  y[m, j] max= A[m, k, j];\n"
+      "  schedule { map maxacc16; tile L1: k 3; }\n"
+      "}\n"
+      "instance gemm = g<37, 45, 100>;\ninstance conv = c<5, 9, 11, 7, 3, 3>;\n"
+      "instance rowmax = rm<9, 10, 19>;\ninstance conv2 = c2<5, 9, 11, 7, 3, 3>;\n";
+  for (const char *instance : {"gemm", "conv", "rowmax", "conv2"}) {
     SCOPED_TRACE(instance);
     Compiled c;
     ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c));
