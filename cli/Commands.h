@@ -16,6 +16,7 @@ Action registerLsp(CLI::App &app);
 Action registerMap(CLI::App &app);
 Action registerRun(CLI::App &app);
 Action registerSchedule(CLI::App &app);
+Action registerTune(CLI::App &app);
 Action registerViz(CLI::App &app);
 
 } // namespace isam::cli

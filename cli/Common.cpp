@@ -32,6 +32,26 @@ void addSearchOptions(CLI::App &cmd, SearchOptions &opts) {
       ->check(CLI::Range(size_t(1), size_t(100000000)));
 }
 
+void addTuningDbOption(CLI::App &cmd, std::string &path) {
+  cmd.add_option("--db", path,
+                 "Tuning database (isamap tune) whose measured schedules are used (default: "
+                 "ISAMAP_TUNING_DB)");
+}
+
+int loadTuningDb(const std::string &flag, const char *verb,
+                 std::optional<pipeline::TuningDb> &out) {
+  std::string path = pipeline::tuningDbPath(flag);
+  if (path.empty())
+    return 0;
+  auto db = pipeline::TuningDb::load(path);
+  if (!db) {
+    std::cerr << "isamap " << verb << ": " << llvm::toString(db.takeError()) << "\n";
+    return 1;
+  }
+  out = std::move(*db);
+  return 0;
+}
+
 schedule::ScheduleOptions scheduleOptions(const SearchOptions &opts, uint64_t seed) {
   schedule::ScheduleOptions so;
   so.search = opts.search;

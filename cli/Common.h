@@ -4,9 +4,11 @@
 
 #include "driver/Session.h"
 #include "pipeline/Stage.h"
+#include "pipeline/TuningDb.h"
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,7 @@ struct SearchOptions {
   std::string search = "beam";
   double budgetMs = 2000;
   size_t budgetCandidates = 3000;
+  std::string tuningDb; // --db (addTuningDbOption)
 };
 
 void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
@@ -90,6 +93,12 @@ void addPrintAfterOption(CLI::App &cmd, std::vector<std::string> &names);
 // is the subcommand, and the mode that changes its stages if any ("run --interpret").
 int printAfterOption(const std::vector<std::string> &names, pipeline::Stage last,
                      const std::string &command, std::set<pipeline::Stage> &out);
+
+// --db PATH: the tuning database `schedule`, `compile` and `run` take measured schedules from.
+void addTuningDbOption(CLI::App &cmd, std::string &path);
+// The database `flag` (or ISAMAP_TUNING_DB) names, in `out` (left empty when none is named);
+// 0, or 1 after printing why it cannot be read.
+int loadTuningDb(const std::string &flag, const char *verb, std::optional<pipeline::TuningDb> &out);
 
 // Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);

@@ -101,6 +101,10 @@ int compileInstances(CompileOptions &o) {
     return usage;
   po.target = o.target;
   po.schedule = scheduleOptions(o.search, o.seed);
+  std::optional<pipeline::TuningDb> tuning;
+  if (int failed = loadTuningDb(o.search.tuningDb, "compile", tuning))
+    return failed;
+  po.tuning = tuning ? &*tuning : nullptr;
   Session session(sessionOptions(o.common));
   pipeline::Pipeline p(session, po);
   std::vector<ir::Kernel> kernels;
@@ -160,6 +164,7 @@ Action registerCompile(CLI::App &app) {
   addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
+  addTuningDbOption(*cmd, opts->search.tuningDb);
   addPrintAfterOption(*cmd, opts->printAfter);
   return [opts]() { return compileInstances(*opts); };
 }

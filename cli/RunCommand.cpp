@@ -229,6 +229,10 @@ int runInstances(RunOptions &o) {
     return usage;
   po.target = o.target;
   po.schedule = scheduleOptions(o.search, o.seed);
+  std::optional<pipeline::TuningDb> tuning;
+  if (int failed = loadTuningDb(o.search.tuningDb, "run", tuning))
+    return failed;
+  po.tuning = tuning ? &*tuning : nullptr;
   Session session(sessionOptions(o.common));
   pipeline::Pipeline p(session, po);
   std::vector<ir::Kernel> kernels;
@@ -297,6 +301,7 @@ Action registerRun(CLI::App &app) {
   addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
+  addTuningDbOption(*cmd, opts->search.tuningDb);
   addPrintAfterOption(*cmd, opts->printAfter);
   return [opts]() { return runInstances(*opts); };
 }

@@ -29,6 +29,7 @@ Action registerSchedule(CLI::App &app) {
   cmd->add_option("file", opts->file, "The .isam file")->required();
   cmd->add_option("-t,--target", opts->target, "Target name (e.g. x86_avx512)")->required();
   addSearchOptions(*cmd, opts->searchOptions);
+  addTuningDbOption(*cmd, opts->searchOptions.tuningDb);
   cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");
   cmd->add_flag("--check", opts->check,
                 "Execute the schedule on random inputs and compare with the reference");
@@ -43,6 +44,10 @@ Action registerSchedule(CLI::App &app) {
       return usage;
     po.target = opts->target;
     po.schedule = scheduleOptions(opts->searchOptions, opts->seed);
+    std::optional<pipeline::TuningDb> tuning;
+    if (int failed = loadTuningDb(opts->searchOptions.tuningDb, "schedule", tuning))
+      return failed;
+    po.tuning = tuning ? &*tuning : nullptr;
     Session session(sessionOptions(opts->common));
     pipeline::Pipeline p(session, po);
     std::vector<ir::Kernel> kernels;

@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   add(isam::cli::registerMap);
   add(isam::cli::registerSchedule);
   add(isam::cli::registerRun);
+  add(isam::cli::registerTune);
   add(isam::cli::registerViz);
   for (auto &[cmd, _] : commands)
     cmd->set_version_flag("--version", "isamap " ISAMAP_VERSION);

@@ -175,7 +175,11 @@ std::optional<Scheduled> Pipeline::schedule(const ir::Kernel &kernel) {
     for (const auto &m : out.mappings)
       printStream() << mapping::printMappings(m, kernel, *t) << "\n";
   }
-  out.schedule = session_.schedule(kernel, *t, options_.schedule, options_.map, &out.mappings);
+  schedule::ScheduleOptions scheduleOptions = options_.schedule;
+  if (options_.tuning)
+    if (const TuningRecord *record = options_.tuning->find(kernel, *t))
+      scheduleOptions.tuned = tunedChoices(*record);
+  out.schedule = session_.schedule(kernel, *t, scheduleOptions, options_.map, &out.mappings);
   out.milliseconds = msSince(start);
   if (session_.diagnostics().hasErrors())
     return std::nullopt;

@@ -19,6 +19,7 @@
 #include "driver/Session.h"
 #include "pipeline/Executor.h"
 #include "pipeline/Stage.h"
+#include "pipeline/TuningDb.h"
 
 #include <llvm/Support/Error.h>
 
@@ -37,6 +38,9 @@ struct Options {
   // sessions: the host's is calibrated, which takes a while). Must outlive the pipeline.
   const hw::Target *givenTarget = nullptr;
   schedule::ScheduleOptions schedule;
+  // Measured schedules (isamap tune): an instance with a record for the target on this machine
+  // is scheduled as it records, not searched. Must outlive the pipeline.
+  const TuningDb *tuning = nullptr;
   mapping::MapOptions map;
   std::set<Stage> printAfter;
   std::ostream *printTo = nullptr; // where printAfter goes; null: std::cerr

@@ -112,9 +112,11 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
                          {"memory", b.memory},
                          {"shape", b.shape},
                          {"doubleBuffered", b.doubleBuffered}});
-    // null where no search ran (scalar code).
+    // null where no search ran (scalar code); a tuned schedule says what was measured instead.
     nlohmann::json search = nullptr;
-    if (!ss.search.strategy.empty()) {
+    if (!ss.search.tuned.empty())
+      search = {{"tuned", ss.search.tuned}, {"text", schedule::searchText(ss.search)}};
+    else if (!ss.search.strategy.empty()) {
       using Stop = schedule::SearchReport::Stop;
       search = {{"strategy", ss.search.strategy},
                 {"mappings", ss.search.mappings},

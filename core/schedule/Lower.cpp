@@ -248,6 +248,8 @@ std::string formatCount(double n) {
 }
 
 std::string searchText(const SearchReport &search) {
+  if (!search.tuned.empty())
+    return "tuned: " + search.tuned;
   if (search.strategy.empty())
     return "";
   std::string out = "search: " + search.strategy + ", " + std::to_string(search.mappings) +
@@ -265,6 +267,28 @@ std::string searchText(const SearchReport &search) {
     break;
   }
   return out + " (converged)";
+}
+
+std::string decisionText(const Config &c, const hw::Target &target) {
+  std::ostringstream o;
+  o << "map " << (c.instruction >= 0 ? target.instructions[size_t(c.instruction)].name : "-")
+    << " #" << c.mapping;
+  for (size_t l = 0; l < c.levels.size(); ++l) {
+    o << "; " << c.levels[l].name << ":";
+    for (size_t v = 0; v < c.vindices.size(); ++v)
+      o << " " << c.vindices[v].name << "=" << c.tiles[l][v];
+    o << " order";
+    for (int v : c.order[l])
+      o << " " << c.vindices[size_t(v)].name;
+  }
+  o << "; parallel " << (c.parallel >= 0 ? c.vindices[size_t(c.parallel)].name : "-");
+  for (const auto &p : c.operands) {
+    o << "; operand " << p.operand << " staged";
+    for (size_t l = 0; l < p.staged.size() && l < c.levels.size(); ++l)
+      if (p.staged[l])
+        o << " " << c.levels[l].name << ":" << stagingText(p.staging[l], target);
+  }
+  return o.str();
 }
 
 std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,

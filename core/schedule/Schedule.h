@@ -187,9 +187,12 @@ struct SearchReport {
   double spaceSize = 0;   // points of their spaces
   Stop stop = Stop::None; // the first budget that stopped a mapping's search
   bool covered = false;   // every point of every space costed
+  // Not searched: taken from a tuning record (isamap tune), which this says as people read it
+  // ("2.31 ms measured on 2026-11-27"); empty when searched.
+  std::string tuned;
 };
-// "search: beam, 3 mappings, 1203 of 4.3e+08 candidate schedules costed (converged)", as
-// printSchedule shows it ("" when no search ran).
+// "search: beam, 3 mappings, 1203 of 4.3e+08 candidate schedules costed (converged)", or
+// "tuned: 2.31 ms measured on 2026-11-27", as printSchedule shows it ("" when no search ran).
 std::string searchText(const SearchReport &search);
 // A count of candidates as people read it: whole below a million, else two significant digits
 // ("864", "4.3e+08").
@@ -198,6 +201,7 @@ std::string formatCount(double n);
 struct StatementSchedule {
   Config config;
   Cost cost;
+  std::vector<size_t> point; // the point of the mapping's search Space it is (empty: scalar code)
   SearchReport search;
   std::vector<Buffer> buffers;
   Node root; // a Block
@@ -207,7 +211,15 @@ struct KernelSchedule {
   std::string kernel;
   std::string target;
   std::vector<StatementSchedule> statements;
+  // Per statement, when ScheduleOptions::alternatives asked for them: the next cheapest
+  // schedules the search costed, cheapest first (what isamap tune measures against the pick).
+  std::vector<std::vector<StatementSchedule>> alternatives;
 };
+
+// Every decision of a Config as one line of text (mapping, tiles, orders, parallel loop, staged
+// buffers), equal for two Configs exactly when they schedule alike: what a tuning record keeps
+// to know that a search point still decodes to the schedule that was measured.
+std::string decisionText(const Config &config, const hw::Target &target);
 
 // Lanes per result element of a lane-reduced Config (the instruction's lane extent); 0 for any
 // other Config.

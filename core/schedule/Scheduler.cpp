@@ -3,6 +3,8 @@
 #include "schedule/PointwiseCost.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 namespace isam::schedule {
 
@@ -161,6 +163,129 @@ std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pin
   return choices;
 }
 
+// The tuned choice's schedule, when its point still decodes to the decisions that were
+// measured and the model accepts it.
+std::optional<StatementSchedule> tunedSchedule(const ir::Kernel &kernel, const hw::Target &target,
+                                               const mapping::StatementMappings &m, const Pins &pin,
+                                               const TunedChoice &choice) {
+  if (choice.mapping < 0 || size_t(choice.mapping) >= m.candidates.size() ||
+      !mapping::schedulable(m.candidates[size_t(choice.mapping)]))
+    return std::nullopt;
+  Space space(kernel, target, m, choice.mapping, pin);
+  if (!space.pinProblems().empty() || choice.point.size() != space.knobs().size())
+    return std::nullopt;
+  for (size_t k = 0; k < choice.point.size(); ++k)
+    if (choice.point[k] >= space.knobs()[k].options)
+      return std::nullopt;
+  Config config = space.decode(choice.point);
+  if (decisionText(config, target) != choice.decisions)
+    return std::nullopt;
+  AnalyticalModel model(kernel, target, m);
+  Cost cost = model.evaluate(config);
+  if (!cost.valid)
+    return std::nullopt;
+  config.doubleBuffered = cost.doubleBuffered;
+  StatementSchedule out = lower(kernel, target, m, config, cost);
+  out.point = choice.point;
+  out.search.tuned = choice.note;
+  return out;
+}
+
+// What searching one statement's mappings found.
+struct StatementSearch {
+  SearchResult best;
+  SearchReport report;
+  std::vector<Ranked> ranked; // over all mappings, cheapest first (ScheduleOptions::alternatives)
+  std::string invalid;        // why the last rejected candidate was rejected
+  size_t fitting = 0;         // mappings the pins fit
+  std::vector<std::string> firstProblems; // what the pins asked that the first mapping lacks
+};
+
+StatementSearch searchStatement(const ir::Kernel &kernel, const hw::Target &target,
+                                const mapping::StatementMappings &m, const Pins &pin,
+                                const std::vector<int> &choices, const SearchStrategy &strategy,
+                                const ScheduleOptions &options) {
+  StatementSearch out;
+  Budget share = options.budget;
+  if (!choices.empty()) {
+    share.candidates = std::max<size_t>(1, share.candidates / choices.size());
+    share.milliseconds /= double(choices.size());
+  }
+  // Many more than asked for, so that alternativesOf can spread them over register tiles.
+  share.keep = options.alternatives > 0 ? options.alternatives * 16 + 1 : 0;
+  AnalyticalModel model(kernel, target, m);
+  SearchReport &report = out.report;
+  report.strategy = strategy.name();
+  report.covered = true;
+  // A pin may fit some of the mappings and not others: those it does not fit are skipped,
+  // and it is an error only when it fits none.
+  for (int c : choices) {
+    Space space(kernel, target, m, c, pin);
+    if (!space.pinProblems().empty()) {
+      if (out.firstProblems.empty())
+        out.firstProblems = space.pinProblems();
+      continue;
+    }
+    ++out.fitting;
+    SearchResult r = strategy.run(space, model, share, options.seed);
+    ++report.mappings;
+    report.evaluated += r.evaluated;
+    report.spaceSize += space.size();
+    report.covered = report.covered && r.covered;
+    if (report.stop == SearchReport::Stop::None)
+      report.stop = r.stop;
+    if (!r.found && !r.lastInvalidReason.empty())
+      out.invalid = r.lastInvalidReason;
+    out.ranked.insert(out.ranked.end(), r.ranked.begin(), r.ranked.end());
+    if (r.found && (!out.best.found || r.cost.score < out.best.cost.score))
+      out.best = std::move(r);
+  }
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [](const Ranked &a, const Ranked &b) { return a.cost.score < b.cost.score; });
+  return out;
+}
+
+// The `count` alternatives to `best`, cheapest first but spread: the cheapest of each other
+// mapping and register tile first, then of each other first cache tile, then the rest by cost.
+// The model's top few are often one register tile in several loop orders, which run alike;
+// measuring them would tell the tuner little.
+std::vector<StatementSchedule> alternativesOf(const ir::Kernel &kernel, const hw::Target &target,
+                                              const mapping::StatementMappings &m,
+                                              const std::vector<Ranked> &ranked,
+                                              const SearchResult &best, size_t count) {
+  auto key = [](const Config &c, size_t levels) {
+    std::vector<int64_t> k{c.mapping};
+    for (size_t l = c.tiles.size(); l-- > 0 && levels-- > 0;)
+      k.insert(k.end(), c.tiles[l].begin(), c.tiles[l].end());
+    return k;
+  };
+  std::vector<bool> taken(ranked.size(), false);
+  std::vector<size_t> chosen;
+  for (size_t levels : {size_t(1), size_t(2), size_t(-1)}) {
+    std::set<std::vector<int64_t>> seen{key(best.config, levels)};
+    for (size_t i : chosen)
+      seen.insert(key(ranked[i].config, levels));
+    for (size_t i = 0; i < ranked.size() && chosen.size() < count; ++i) {
+      const Ranked &r = ranked[i];
+      bool isBest = r.config.mapping == best.config.mapping && r.point == best.point;
+      if (taken[i] || isBest ||
+          (levels != size_t(-1) && !seen.insert(key(r.config, levels)).second))
+        continue;
+      taken[i] = true;
+      chosen.push_back(i);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<StatementSchedule> out;
+  for (size_t i : chosen) {
+    Config config = ranked[i].config;
+    config.doubleBuffered = ranked[i].cost.doubleBuffered;
+    out.push_back(lower(kernel, target, m, config, ranked[i].cost));
+    out.back().point = ranked[i].point;
+  }
+  return out;
+}
+
 } // namespace
 
 KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target,
@@ -176,55 +301,29 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     SourceRange pinRange;
     if (auto it = pins.find(m.index); it != pins.end())
       std::tie(pin, pinRange) = it->second;
+    if (options.alternatives > 0)
+      out.alternatives.resize(out.statements.size() + 1);
+    if (auto t = options.tuned.find(m.index); t != options.tuned.end())
+      if (auto tuned = tunedSchedule(kernel, target, m, pin, t->second)) {
+        out.statements.push_back(std::move(*tuned));
+        continue;
+      }
     const ir::Statement &statement = kernel.statements[m.index];
     std::vector<int> choices =
         mappingsToSearch(m, pin, pinRange, statement, target, options.mappingsConsidered, diags);
-    SearchResult best;
-    Budget share = options.budget;
-    if (!choices.empty()) {
-      share.candidates = std::max<size_t>(1, share.candidates / choices.size());
-      share.milliseconds /= double(choices.size());
-    }
-    AnalyticalModel model(kernel, target, m);
-    std::string invalid;
-    // A pin may fit some of the mappings and not others: those it does not fit are skipped,
-    // and it is an error only when it fits none.
-    std::vector<std::string> firstProblems;
-    size_t fitting = 0;
-    SearchReport report;
-    report.strategy = strategy->name();
-    report.covered = true;
-    for (int c : choices) {
-      Space space(kernel, target, m, c, pin);
-      if (!space.pinProblems().empty()) {
-        if (firstProblems.empty())
-          firstProblems = space.pinProblems();
-        continue;
-      }
-      ++fitting;
-      SearchResult r = strategy->run(space, model, share, options.seed);
-      ++report.mappings;
-      report.evaluated += r.evaluated;
-      report.spaceSize += space.size();
-      report.covered = report.covered && r.covered;
-      if (report.stop == SearchReport::Stop::None)
-        report.stop = r.stop;
-      if (!r.found && !r.lastInvalidReason.empty())
-        invalid = r.lastInvalidReason;
-      if (r.found && (!best.found || r.cost.score < best.cost.score))
-        best = std::move(r);
-    }
-    if (fitting == 0)
-      for (const auto &problem : firstProblems)
+    StatementSearch found = searchStatement(kernel, target, m, pin, choices, *strategy, options);
+    if (found.fitting == 0)
+      for (const auto &problem : found.firstProblems)
         diags.error("E0702", pinRange, "cannot use this schedule pin: " + problem);
-    if (!best.found) {
-      if (fitting > 0 && pinRange.valid())
+    if (!found.best.found) {
+      if (found.fitting > 0 && pinRange.valid())
         diags.error("E0703", pinRange,
                     "no schedule satisfies the pinned decisions for s" + std::to_string(m.index) +
-                        (invalid.empty() ? "" : ": " + invalid));
+                        (found.invalid.empty() ? "" : ": " + found.invalid));
       out.statements.push_back(scalarSchedule(kernel, target, m.index));
       continue;
     }
+    const SearchReport &report = found.report;
     // An exhaustive search that a budget stopped has seen a corner of the space (an odometer
     // over the knobs), and its pick can be far worse than a beam's: say so.
     if (options.search == "exhaustive" && !report.covered)
@@ -235,8 +334,12 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
                         (report.stop == SearchReport::Stop::Time ? "time" : "candidate") +
                         " budget ran out: its pick is the best of those only (use --search beam, "
                         "or raise --budget-candidates and --budget-ms)");
-    out.statements.push_back(lower(kernel, target, m, best.config, best.cost));
+    out.statements.push_back(lower(kernel, target, m, found.best.config, found.best.cost));
+    out.statements.back().point = found.best.point;
     out.statements.back().search = report;
+    if (options.alternatives > 0)
+      out.alternatives.back() =
+          alternativesOf(kernel, target, m, found.ranked, found.best, options.alternatives);
   }
   return out;
 }

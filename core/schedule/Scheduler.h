@@ -11,11 +11,23 @@
 
 namespace isam::schedule {
 
+// A statement's schedule chosen by measurement (isamap tune), used instead of a search.
+struct TunedChoice {
+  int mapping = -1;          // index into the statement's mapping candidates
+  std::vector<size_t> point; // a point of that mapping's Space (built with the statement's pins)
+  std::string decisions;     // decisionText of what the point decoded to when it was measured
+  std::string note;          // SearchReport::tuned
+};
+
 struct ScheduleOptions {
   std::string search = "beam";
   Budget budget; // per statement, shared by the mappings it considers
   uint64_t seed = 1;
   size_t mappingsConsidered = 3;
+  size_t alternatives = 0; // KernelSchedule::alternatives: at most this many per statement
+  // By statement index. A choice whose point no longer decodes to its decisions (another
+  // version of isamap, other pins) is ignored and the statement searched.
+  std::map<size_t, TunedChoice> tuned;
 };
 
 // Pins per statement index, read from the kernel's `schedule` blocks.

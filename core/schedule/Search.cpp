@@ -45,8 +45,11 @@ public:
     double cycles = cost.valid ? cost.score : INFINITY;
     if (!cost.valid)
       result.lastInvalidReason = cost.invalidReason;
+    if (cost.valid)
+      rank(p, c, cost);
     if (cost.valid && (!result.found || cycles < result.cost.score)) {
       result.found = true;
+      result.point = p;
       result.config = std::move(c);
       result.cost = std::move(cost);
     }
@@ -57,6 +60,19 @@ public:
   SearchResult result;
 
 private:
+  // Keeps the Budget::keep cheapest points in result.ranked; among equal scores, the first seen.
+  void rank(const Point &p, const Config &c, const Cost &cost) {
+    auto &ranked = result.ranked;
+    if (budget_.keep == 0 ||
+        (ranked.size() == budget_.keep && cost.score >= ranked.back().cost.score))
+      return;
+    auto at = std::upper_bound(ranked.begin(), ranked.end(), cost.score,
+                               [](double score, const Ranked &r) { return score < r.cost.score; });
+    ranked.insert(at, Ranked{p, c, cost});
+    if (ranked.size() > budget_.keep)
+      ranked.pop_back();
+  }
+
   const Space &space_;
   const CostModel &model_;
   const Budget &budget_;

@@ -14,12 +14,22 @@ namespace isam::schedule {
 struct Budget {
   size_t candidates = 3000;
   double milliseconds = 2000;
+  size_t keep = 0; // SearchResult::ranked holds at most this many of the cheapest candidates
+};
+
+// A point of a Space (one option per knob) with what the model made of it.
+struct Ranked {
+  std::vector<size_t> point;
+  Config config;
+  Cost cost;
 };
 
 struct SearchResult {
   bool found = false;
+  std::vector<size_t> point; // the best one's
   Config config;
   Cost cost;
+  std::vector<Ranked> ranked; // the Budget::keep cheapest valid points, cheapest first
   size_t evaluated = 0;
   bool budgetExhausted = false;
   SearchReport::Stop stop = SearchReport::Stop::None; // which budget, when one stopped it
