@@ -140,32 +140,6 @@ bool parseOptions(int argc, char **argv, Options &o) {
   return true;
 }
 
-// The shapes to run: --filter, duplicates (a size in several DeepBench sets) once, T,T
-// (no kernel in samples/gemm.isam, and DeepBench has none) skipped, then --limit.
-std::vector<GemmProblem> selectProblems(const std::vector<GemmProblem> &all, const Options &o,
-                                        size_t &duplicates, size_t &skippedTT) {
-  std::vector<GemmProblem> out;
-  std::vector<std::string> seen;
-  for (const auto &p : all) {
-    if (p.label().find(o.filter) == std::string::npos)
-      continue;
-    if (p.transA && p.transB) {
-      ++skippedTT;
-      continue;
-    }
-    std::string key = p.label() + p.layout();
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-      ++duplicates;
-      continue;
-    }
-    seen.push_back(key);
-    if (o.limit && out.size() == o.limit)
-      break;
-    out.push_back(p);
-  }
-  return out;
-}
-
 void printTarget(const hw::Target &t, const Roofline &r) {
   std::printf("target %s: %s %s, %u cores at %.2f GHz\n", t.name.c_str(), t.triple.c_str(),
               t.cpu.c_str(), t.cores, t.clockHz / 1e9);
@@ -274,7 +248,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   size_t duplicates = 0, skippedTT = 0;
-  std::vector<GemmProblem> selected = selectProblems(*problems, o, duplicates, skippedTT);
+  std::vector<GemmProblem> selected =
+      selectGemmProblems(*problems, o.filter, o.limit, duplicates, skippedTT);
 
   SessionOptions targetOptions;
   targetOptions.hostMeter = backend::measureFmaGflops;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "BenchSupport.h"
+#include "GemmProblems.h"
 #include "IsamapCompile.h"
 #include "Report.h"
 #include "SgemmLibraries.h"
@@ -37,20 +38,6 @@ struct Context {
   std::vector<std::string> libraryNames;
   std::vector<SgemmLibrary *> libraries;
 };
-
-// One DeepBench GEMM problem: C[M, N] = op(A) * op(B) (see the CSV's header comment).
-struct GemmProblem {
-  std::string set;
-  int64_t m = 0, n = 0, k = 0;
-  bool transA = false, transB = false;
-  std::string label() const;  // "MxNxK"
-  std::string layout() const; // "NN", "TN", "NT", "TT"
-};
-
-// Reads the CSV (columns set,M,N,K,transA,transB; '#' lines are comments). nullopt and `error`
-// when the file is missing or malformed.
-std::optional<std::vector<GemmProblem>> readGemmProblems(const std::string &path,
-                                                         std::string &error);
 
 void runGemmSuite(Context &context, const std::vector<GemmProblem> &problems, Report &report);
 

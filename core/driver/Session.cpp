@@ -389,7 +389,9 @@ std::optional<hw::Target> Session::target(const std::string &name, SourceRange u
     // than suggest NAME itself.
     std::vector<std::string> tried;
     bool refused = false;
-    if (auto path = resolveImport(sources_.path(0), name + ".isam", tried, refused))
+    if (auto path = sources_.fileCount() == 0
+                        ? std::nullopt
+                        : resolveImport(sources_.path(0), name + ".isam", tried, refused))
       if (auto f = loaded_.find(canonical(*path)); f != loaded_.end())
         for (const auto &file : files_)
           if (file->id == f->second) {

@@ -174,3 +174,13 @@ TEST(Robustness, BoundQuotedSpans) {
   // A cut never splits a UTF-8 character.
   EXPECT_EQ(boundedText("ab\xc3\xa9\xc3\xa9x", 6), "ab...");
 }
+
+TEST(Robustness, ASessionWithNoFileAsksForATargetWithoutCrashing) {
+  // A library caller (a benchmark) may ask before loading anything: shipped descriptions are
+  // found relative to the main file, so there is none, and the answer is "unknown", not a crash.
+  for (const char *name : {"x86_avx512", "host", "no_such_target"}) {
+    Session session;
+    EXPECT_FALSE(session.target(name)) << name;
+    EXPECT_TRUE(session.diagnostics().hasErrors()) << name;
+  }
+}
