@@ -15,6 +15,7 @@
 #include "IsamapCompile.h"
 #include "backends/llvm/Calibrate.h"
 #include "pipeline/Tuner.h"
+#include "schedule/Correction.h"
 #include "source/FileIo.h"
 
 #include <CLI/CLI.hpp>
@@ -46,6 +47,9 @@ struct Row {
   double predictedMs = 0, measuredMs = 0, bestMs = 0;
   double rho = NAN;
   size_t candidates = 0;
+  // Every candidate measured, the pick first: for fitting the model's correction on the other
+  // shapes (crossValidate).
+  std::vector<schedule::CorrectionSample> samples;
   double ratio() const { return measuredMs / predictedMs; }
   double pickQuality() const { return bestMs / measuredMs; }
 };
@@ -125,6 +129,7 @@ Row measure(const Settings &s, const hw::Target &target, pipeline::Executor &exe
     if (trial.error.empty()) {
       predicted.push_back(trial.modelMs);
       measured.push_back(trial.measuredMs);
+      row.samples.push_back({trial.features, trial.baseModelMs, trial.measuredMs});
     }
   const pipeline::Trial &pick = tuned->trials.front();
   row.predictedMs = pick.modelMs;
@@ -143,6 +148,40 @@ void printRow(const Row &r) {
   std::printf("%-28s %10.3f %10.3f %7.2f %6.2f %6.2f %5zu\n", r.label.c_str(), r.predictedMs,
               r.measuredMs, r.ratio(), r.rho, r.pickQuality(), r.candidates);
   std::fflush(stdout);
+}
+
+// The model corrected by measurements (schedule/Correction.h), judged on shapes it has not seen:
+// for each shape, a correction fitted on every other shape's candidates predicts this one's;
+// its pick is the candidate it predicts fastest.
+std::vector<Row> crossValidate(const std::vector<Row> &rows) {
+  std::vector<Row> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].error.empty() || rows[i].samples.empty())
+      continue;
+    std::vector<schedule::CorrectionSample> others;
+    for (size_t j = 0; j < rows.size(); ++j)
+      if (j != i)
+        others.insert(others.end(), rows[j].samples.begin(), rows[j].samples.end());
+    schedule::Correction c = schedule::fitCorrection(others);
+    Row r;
+    r.label = rows[i].label;
+    std::vector<double> predicted, measured;
+    size_t pick = 0;
+    for (size_t k = 0; k < rows[i].samples.size(); ++k) {
+      const auto &sample = rows[i].samples[k];
+      predicted.push_back(sample.predicted * c.factor(sample.features));
+      measured.push_back(sample.measured);
+      if (predicted[k] < predicted[pick])
+        pick = k;
+    }
+    r.predictedMs = predicted[pick];
+    r.measuredMs = measured[pick];
+    r.bestMs = *std::min_element(measured.begin(), measured.end());
+    r.rho = spearman(predicted, measured);
+    r.candidates = measured.size();
+    out.push_back(r);
+  }
+  return out;
 }
 
 // Median and worst of each figure, over the rows measured.
@@ -255,6 +294,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "no target '%s'\n", s.target.c_str());
     return 1;
   }
+  // The model predicts for the target's cores: on fewer threads, schedule for that many.
+  if (s.threads > 0 && s.threads < target->cores)
+    target->cores = s.threads;
   std::string why;
   if (!pipeline::canTune(*target, why)) {
     std::fprintf(stderr, "%s\n", why.c_str());
@@ -278,9 +320,33 @@ int main(int argc, char **argv) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   nlohmann::json summary = summarise(rows);
+  // The same shapes under a correction fitted on the others' measurements.
+  std::printf("\nthe model corrected by the other shapes' measurements (leave one shape out), "
+              "its pick the candidate it predicts fastest:\n");
+  std::vector<Row> corrected = crossValidate(rows);
+  for (const auto &r : corrected)
+    printRow(r);
+  nlohmann::json correctedSummary = summarise(corrected);
+  schedule::Correction all;
+  {
+    std::vector<schedule::CorrectionSample> samples;
+    for (const auto &r : rows)
+      samples.insert(samples.end(), r.samples.begin(), r.samples.end());
+    all = schedule::fitCorrection(samples);
+    std::printf("\ncorrection fitted on all %zu samples (rms log error %.2f):", all.samples,
+                all.rmsLogError);
+    for (size_t f = 0; f < all.weights.size(); ++f)
+      std::printf("%s %s %+.2f", f ? "," : "", schedule::featureNames()[f].c_str(), all.weights[f]);
+    std::printf("\n");
+  }
   if (!s.jsonPath.empty()) {
     std::string error;
-    nlohmann::json doc = {{"target", target->name}, {"rows", rowsJson(rows)}, {"summary", summary}};
+    nlohmann::json doc = {{"target", target->name},
+                          {"rows", rowsJson(rows)},
+                          {"summary", summary},
+                          {"correctedRows", rowsJson(corrected)},
+                          {"correctedSummary", correctedSummary},
+                          {"correction", all.weights}};
     if (!writeFileAtomically(s.jsonPath, doc.dump(2) + "\n", error)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 1;

@@ -160,6 +160,9 @@ int tuneInstances(TuneOptions &o) {
   po.target = o.target;
   po.schedule = scheduleOptions(o.search, o.tune.seed);
   po.schedule.alternatives = o.tune.trials > 1 ? o.tune.trials - 1 : 0;
+  // The candidates are ranked by the model as corrected by what the database measured before.
+  po.tuning = &*db;
+  po.tunedSchedules = false;
   Session session(sessionOptions(o.common));
   pipeline::Pipeline p(session, po);
   std::vector<ir::Kernel> kernels;

@@ -5,7 +5,8 @@ namespace isam::lsp {
 
 Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
                    std::shared_ptr<ParseCache> parses)
-    : doc_(std::move(doc)), settings_(std::move(settings)) {
+    : doc_(std::move(doc)), settings_(std::move(settings)),
+      tuning_(tuningRecords(settings_.tuningDb, settings_.workspaceFolders)) {
   SessionOptions options;
   options.searchPath = settings_.includeDirs;
   options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
@@ -38,6 +39,9 @@ Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Se
 bool Analysis::madeFrom(const Document &doc, const Settings &settings,
                         const std::map<std::string, std::string> &overlays) const {
   if (doc.version != doc_.version || doc.text != doc_.text || settings != settings_)
+    return false;
+  if (tuningRecords(settings.tuningDb, settings.workspaceFolders).stamp !=
+      tuning_.stamp) // tuned since
     return false;
   for (const auto &path : loaded_) {
     auto now = overlays.find(path), then = overlaysRead_.find(path);
@@ -144,6 +148,9 @@ const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopF
     schedule::ScheduleOptions options;
     options.budget.candidates = settings_.scheduleCandidates;
     options.budget.milliseconds = 2000;
+    if (tuning_.db)
+      if (const auto *record = tuning_.db->find(*k, *t))
+        options.tuned = pipeline::tunedChoices(*record);
     DiagnosticSink &diags = session_->diagnostics();
     size_t before = diags.errorCount(), first = diags.all().size();
     auto ks = session_->schedule(*k, *t, options, {}, known);

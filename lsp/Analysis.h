@@ -11,6 +11,7 @@
 #include "index/SymbolIndex.h"
 #include "lsp/Documents.h"
 #include "lsp/Settings.h"
+#include "lsp/TuningRecords.h"
 
 #include <functional>
 #include <map>
@@ -104,6 +105,7 @@ private:
   std::set<std::string> loaded_;
   std::map<std::string, std::string> overlaysRead_; // the overlays of loaded_ files, as read
   std::map<FileId, LineMap> lines_;
+  TuningRecords tuning_; // as it was when this analysis was made
   static std::string key(const Subject &s) {
     return s.kernel + '\n' + s.instance + '\n' + s.target;
   }

@@ -38,6 +38,9 @@ struct StatementSummary {
   // How the schedule was found (schedule::searchText): "search: beam, 3 mappings, 400 of
   // 4.2e+19 candidate schedules costed (stopped by the candidate budget)"; empty for scalar code.
   std::string search = {};
+  // A tuned schedule's measurement (SearchReport::tuned): "2.31 ms measured on 2026-11-27
+  // (untuned 2.63 ms)"; empty when searched.
+  std::string tuned = {};
 };
 std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const StopFn &stop,
                                           std::string *problem);

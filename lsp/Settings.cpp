@@ -37,6 +37,7 @@ void readSettings(const nlohmann::json &j, Settings &s, std::vector<std::string>
   field(j, "target", s.target, problems,
         [](const nlohmann::json &v) { return v.is_string() && !v.get<std::string>().empty(); });
   field(j, "includeDirs", s.includeDirs, problems, stringList);
+  field(j, "tuningDb", s.tuningDb, problems, [](const nlohmann::json &v) { return v.is_string(); });
   field(j, "debounceMs", s.debounceMs, problems, [](const nlohmann::json &v) {
     return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 10000;
   });

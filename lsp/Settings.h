@@ -18,6 +18,9 @@ struct Settings {
   double mappingBudgetMs = 200;    // per statement, for live mapping results
   size_t scheduleCandidates = 400; // per statement, for lenses and hovers (requests may ask more)
   bool mappingDiagnostics = true;
+  // The tuning database (isamap tune) whose measured schedules hovers and lenses show (relative:
+  // to the first workspace folder); empty: ISAMAP_TUNING_DB, if set.
+  std::string tuningDb;
   // Set by the server for its transport (TCP), never by the client: imports are read only
   // inside workspaceFolders, includeDirs and the shipped hwdesc/.
   bool confineImports = false;

@@ -176,9 +176,16 @@ std::optional<Scheduled> Pipeline::schedule(const ir::Kernel &kernel) {
       printStream() << mapping::printMappings(m, kernel, *t) << "\n";
   }
   schedule::ScheduleOptions scheduleOptions = options_.schedule;
-  if (options_.tuning)
-    if (const TuningRecord *record = options_.tuning->find(kernel, *t))
+  if (options_.tuning) {
+    if (const TuningRecord *record = options_.tuning->find(kernel, *t);
+        record && options_.tunedSchedules)
       scheduleOptions.tuned = tunedChoices(*record);
+    if (!correctionFitted_) {
+      correction_ = options_.tuning->correction(*t);
+      correctionFitted_ = true;
+    }
+    scheduleOptions.correction = correction_;
+  }
   out.schedule = session_.schedule(kernel, *t, scheduleOptions, options_.map, &out.mappings);
   out.milliseconds = msSince(start);
   if (session_.diagnostics().hasErrors())

@@ -41,6 +41,7 @@ struct Options {
   // Measured schedules (isamap tune): an instance with a record for the target on this machine
   // is scheduled as it records, not searched. Must outlive the pipeline.
   const TuningDb *tuning = nullptr;
+  bool tunedSchedules = true; // false: the database's model correction only (tune searches anew)
   mapping::MapOptions map;
   std::set<Stage> printAfter;
   std::ostream *printTo = nullptr; // where printAfter goes; null: std::cerr
@@ -115,6 +116,9 @@ private:
   bool targetBuilt_ = false;
   std::optional<hw::Target> target_;
   std::unique_ptr<Executor> executor_;
+  // Options::tuning's correction of the model for target(), fitted once.
+  bool correctionFitted_ = false;
+  schedule::Correction correction_;
 };
 
 } // namespace isam::pipeline

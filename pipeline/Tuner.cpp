@@ -39,6 +39,22 @@ double modelMs(const schedule::KernelSchedule &ks, const hw::Target &target) {
   return cycles / target.clockHz * 1e3;
 }
 
+// The model's figures of a candidate, for the trial and for fitting the correction.
+void describe(const schedule::KernelSchedule &ks, const hw::Target &target, Trial &t) {
+  std::vector<std::vector<double>> features;
+  std::vector<double> cycles;
+  for (const auto &s : ks.statements) {
+    features.push_back(schedule::scheduleFeatures(s.config, s.cost, target));
+    cycles.push_back(s.cost.cycles / s.cost.correction);
+  }
+  t.modelMs = modelMs(ks, target);
+  double base = 0;
+  for (double c : cycles)
+    base += c;
+  t.baseModelMs = base / target.clockHz * 1e3;
+  t.features = schedule::kernelFeatures(features, cycles);
+}
+
 // One instance's measurements: its inputs, the reference's outputs, and how often to time.
 class Bench {
 public:
@@ -154,7 +170,7 @@ llvm::Expected<TuneResult> tuneInstance(Pipeline &pipeline, Executor &executor,
   Bench bench(executor, kernel, *target, options);
   schedule::KernelSchedule best = pick;
   Trial first;
-  first.modelMs = modelMs(pick, *target);
+  describe(pick, *target, first);
   if (auto e = bench.measure(pick, first))
     return e;
   first.adopted = first.passed;
@@ -182,7 +198,7 @@ llvm::Expected<TuneResult> tuneInstance(Pipeline &pipeline, Executor &executor,
       Trial t;
       t.statement = s;
       t.alternative = rank;
-      t.modelMs = modelMs(candidate, *target);
+      describe(candidate, *target, t);
       if (auto e = bench.measure(candidate, t))
         t.error = llvm::toString(std::move(e));
       bool faster =
@@ -221,6 +237,9 @@ llvm::Expected<TuneResult> tuneInstance(Pipeline &pipeline, Executor &executor,
   out.record.measuredMs = bestMs;
   out.record.untunedMs = untunedMs;
   out.record.trials = out.trials.size();
+  for (const auto &t : out.trials)
+    if (t.error.empty() && t.passed)
+      out.record.samples.push_back({t.features, t.baseModelMs, t.measuredMs});
   out.checkedByInterpreter = bench.byInterpreter();
   out.record.threads =
       executor.kind() == ExecutorKind::Simulator ? 0 : executor.threads(options.threads);

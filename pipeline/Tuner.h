@@ -37,10 +37,12 @@ struct Trial {
   static constexpr size_t kPick = size_t(-1);
   size_t statement = kPick; // the statement whose alternative this is (kPick: the search's pick)
   size_t alternative = 0;   // index into KernelSchedule::alternatives[statement]
-  double modelMs = 0;       // the cost model's estimate of the whole kernel
-  double measuredMs = 0;    // best of its runs
-  bool checked = false;     // compared against the reference
-  bool passed = true;       // the comparison passed (or none was made)
+  double modelMs = 0;       // the cost model's estimate of the whole kernel (corrected, if it is)
+  double baseModelMs = 0;   // the analytical model's alone
+  std::vector<double> features; // schedule::kernelFeatures of the candidate
+  double measuredMs = 0;        // best of its runs
+  bool checked = false;         // compared against the reference
+  bool passed = true;           // the comparison passed (or none was made)
   double maxRelError = 0;
   bool adopted = false; // the best so far after it
   std::string error;    // why it could not run (it is then neither adopted nor failed)

@@ -24,20 +24,17 @@ json toJson(const TuningRecord &r) {
                           {"mapping", c.mapping},
                           {"point", c.point},
                           {"decisions", c.decisions}});
-  return {{"instance", r.instance},
-          {"structure", r.structure},
-          {"target", r.target},
-          {"machine", r.machine},
-          {"statements", statements},
-          {"measuredMs", r.measuredMs},
-          {"untunedMs", r.untunedMs},
-          {"modelMs", r.modelMs},
-          {"threads", r.threads},
-          {"trials", r.trials},
-          {"date", r.date}};
+  json samples = json::array();
+  for (const auto &s : r.samples)
+    samples.push_back(
+        {{"features", s.features}, {"predictedMs", s.predicted}, {"measuredMs", s.measured}});
+  return {{"samples", samples},         {"instance", r.instance},   {"structure", r.structure},
+          {"target", r.target},         {"machine", r.machine},     {"statements", statements},
+          {"measuredMs", r.measuredMs}, {"untunedMs", r.untunedMs}, {"modelMs", r.modelMs},
+          {"threads", r.threads},       {"trials", r.trials},       {"date", r.date}};
 }
 
-TuningRecord fromJson(const json &j) {
+TuningRecord fromJson(const json &j, bool featuresMatch) {
   TuningRecord r;
   r.instance = j.value("instance", "");
   r.structure = j.at("structure").get<std::string>();
@@ -56,6 +53,10 @@ TuningRecord fromJson(const json &j) {
   r.threads = j.value("threads", 0u);
   r.trials = j.value("trials", size_t(0));
   r.date = j.value("date", "");
+  if (j.contains("samples") && featuresMatch)
+    for (const auto &s : j.at("samples"))
+      r.samples.push_back({s.at("features").get<std::vector<double>>(),
+                           s.at("predictedMs").get<double>(), s.at("measuredMs").get<double>()});
   return r;
 }
 
@@ -103,8 +104,10 @@ llvm::Expected<TuningDb> TuningDb::load(const std::string &path) {
     if (!j.is_object() || j.value("format", "") != kFormat)
       return fileError(path,
                        std::string("not a tuning database (no \"format\": \"") + kFormat + "\")");
+    bool featuresMatch =
+        j.value("features", std::vector<std::string>{}) == schedule::featureNames();
     for (const auto &r : j.at("records"))
-      db.records_.push_back(fromJson(r));
+      db.records_.push_back(fromJson(r, featuresMatch));
   } catch (const json::exception &e) {
     return fileError(path, std::string("not a tuning database: ") + e.what());
   }
@@ -115,7 +118,7 @@ llvm::Error TuningDb::save(const std::string &path) const {
   json records = json::array();
   for (const auto &r : records_)
     records.push_back(toJson(r));
-  json j = {{"format", kFormat}, {"records", records}};
+  json j = {{"format", kFormat}, {"features", schedule::featureNames()}, {"records", records}};
   std::string error;
   if (!writeFileAtomically(path, j.dump(1) + "\n", error))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s", error.c_str());
@@ -133,6 +136,15 @@ TuningRecord *TuningDb::lookup(const std::string &structure, const std::string &
 const TuningRecord *TuningDb::find(const ir::Kernel &kernel, const hw::Target &target) const {
   return const_cast<TuningDb *>(this)->lookup(structureKey(kernel), target.name,
                                               machineKey(target));
+}
+
+schedule::Correction TuningDb::correction(const hw::Target &target) const {
+  std::string machine = machineKey(target);
+  std::vector<schedule::CorrectionSample> samples;
+  for (const auto &r : records_)
+    if (r.target == target.name && r.machine == machine)
+      samples.insert(samples.end(), r.samples.begin(), r.samples.end());
+  return schedule::fitCorrection(samples);
 }
 
 void TuningDb::put(TuningRecord record) {

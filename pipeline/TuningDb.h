@@ -14,7 +14,14 @@
 // with the decisions that point decoded to (schedule::TunedChoice), so that a record written by
 // another version of isamap, whose space decodes the point differently, is ignored.
 //
-// The file: {"format": "isamap-tuning-1", "records": [...]}; written whole or not at all
+// Each record also keeps every schedule measured (features, the model's prediction, the
+// measurement): the samples the model's correction for that machine is fitted on
+// (schedule/Correction.h), which `schedule`, `compile`, `run` and the language server apply to
+// every search for that target and machine (the schedule says "the model corrected by N
+// measurements of this machine").
+//
+// The file: {"format": "isamap-tuning-1", "features": [names], "records": [...]}; samples
+// recorded under other feature names are not fitted. Written whole or not at all
 // (source/FileIo.h). A missing file is an empty database.
 #pragma once
 
@@ -42,6 +49,9 @@ struct TuningRecord {
   unsigned threads = 0;
   size_t trials = 0; // schedules measured
   std::string date;  // YYYY-MM-DD
+  // Every schedule measured: its features and the analytical model's prediction against the
+  // measurement, what the model's correction for this machine is fitted on.
+  std::vector<schedule::CorrectionSample> samples;
 };
 
 std::string structureKey(const ir::Kernel &kernel);
@@ -63,6 +73,10 @@ public:
   void merge(const TuningDb &other);
 
   const std::vector<TuningRecord> &records() const { return records_; }
+
+  // The model's correction for `target` on this machine, fitted on its records' samples
+  // (schedule::fitCorrection; empty with too few of them).
+  schedule::Correction correction(const hw::Target &target) const;
 
 private:
   TuningRecord *lookup(const std::string &structure, const std::string &target,

@@ -252,6 +252,12 @@ std::string searchText(const SearchReport &search) {
     return "tuned: " + search.tuned;
   if (search.strategy.empty())
     return "";
+  if (search.correctedBy > 0) {
+    SearchReport plain = search;
+    plain.correctedBy = 0;
+    return searchText(plain) + "; the model corrected by " + std::to_string(search.correctedBy) +
+           " measurements of this machine";
+  }
   std::string out = "search: " + search.strategy + ", " + std::to_string(search.mappings) +
                     (search.mappings == 1 ? " mapping, " : " mappings, ");
   if (search.covered)

@@ -138,6 +138,9 @@ struct Cost {
   // Per level, the double buffering costed: the Config's, less each scratchpad whose tiles do
   // not fit twice. The search keeps it in the Config it chooses.
   std::vector<bool> doubleBuffered;
+  // The measured correction's factor on the model's cycles (Correction.h): cycles, score and
+  // utilization include it; 1 when uncorrected.
+  double correction = 1;
 };
 
 // ---- the schedule IR ----------------------------------------------------------------------
@@ -190,6 +193,7 @@ struct SearchReport {
   // Not searched: taken from a tuning record (isamap tune), which this says as people read it
   // ("2.31 ms measured on 2026-11-27"); empty when searched.
   std::string tuned;
+  size_t correctedBy = 0; // measurements the model's correction was fitted on (0: none)
 };
 // "search: beam, 3 mappings, 1203 of 4.3e+08 candidate schedules costed (converged)", or
 // "tuned: 2.31 ms measured on 2026-11-27", as printSchedule shows it ("" when no search ran).

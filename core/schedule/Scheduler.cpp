@@ -163,11 +163,21 @@ std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pin
   return choices;
 }
 
+// The analytical model, corrected by measurements when the options carry a correction.
+std::unique_ptr<CostModel> modelFor(const ir::Kernel &kernel, const hw::Target &target,
+                                    const mapping::StatementMappings &m,
+                                    const ScheduleOptions &options) {
+  if (options.correction.empty())
+    return std::make_unique<AnalyticalModel>(kernel, target, m);
+  return std::make_unique<CorrectedModel>(kernel, target, m, options.correction);
+}
+
 // The tuned choice's schedule, when its point still decodes to the decisions that were
 // measured and the model accepts it.
 std::optional<StatementSchedule> tunedSchedule(const ir::Kernel &kernel, const hw::Target &target,
                                                const mapping::StatementMappings &m, const Pins &pin,
-                                               const TunedChoice &choice) {
+                                               const TunedChoice &choice,
+                                               const ScheduleOptions &options) {
   if (choice.mapping < 0 || size_t(choice.mapping) >= m.candidates.size() ||
       !mapping::schedulable(m.candidates[size_t(choice.mapping)]))
     return std::nullopt;
@@ -180,8 +190,7 @@ std::optional<StatementSchedule> tunedSchedule(const ir::Kernel &kernel, const h
   Config config = space.decode(choice.point);
   if (decisionText(config, target) != choice.decisions)
     return std::nullopt;
-  AnalyticalModel model(kernel, target, m);
-  Cost cost = model.evaluate(config);
+  Cost cost = modelFor(kernel, target, m, options)->evaluate(config);
   if (!cost.valid)
     return std::nullopt;
   config.doubleBuffered = cost.doubleBuffered;
@@ -213,10 +222,11 @@ StatementSearch searchStatement(const ir::Kernel &kernel, const hw::Target &targ
   }
   // Many more than asked for, so that alternativesOf can spread them over register tiles.
   share.keep = options.alternatives > 0 ? options.alternatives * 16 + 1 : 0;
-  AnalyticalModel model(kernel, target, m);
+  std::unique_ptr<CostModel> model = modelFor(kernel, target, m, options);
   SearchReport &report = out.report;
   report.strategy = strategy.name();
   report.covered = true;
+  report.correctedBy = options.correction.samples;
   // A pin may fit some of the mappings and not others: those it does not fit are skipped,
   // and it is an error only when it fits none.
   for (int c : choices) {
@@ -227,7 +237,7 @@ StatementSearch searchStatement(const ir::Kernel &kernel, const hw::Target &targ
       continue;
     }
     ++out.fitting;
-    SearchResult r = strategy.run(space, model, share, options.seed);
+    SearchResult r = strategy.run(space, *model, share, options.seed);
     ++report.mappings;
     report.evaluated += r.evaluated;
     report.spaceSize += space.size();
@@ -304,7 +314,7 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     if (options.alternatives > 0)
       out.alternatives.resize(out.statements.size() + 1);
     if (auto t = options.tuned.find(m.index); t != options.tuned.end())
-      if (auto tuned = tunedSchedule(kernel, target, m, pin, t->second)) {
+      if (auto tuned = tunedSchedule(kernel, target, m, pin, t->second, options)) {
         out.statements.push_back(std::move(*tuned));
         continue;
       }

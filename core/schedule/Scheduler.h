@@ -5,6 +5,7 @@
 #pragma once
 
 #include "diag/Diagnostic.h"
+#include "schedule/Correction.h"
 #include "schedule/CostModel.h"
 #include "schedule/Search.h"
 #include "schedule/Space.h"
@@ -28,6 +29,9 @@ struct ScheduleOptions {
   // By statement index. A choice whose point no longer decodes to its decisions (another
   // version of isamap, other pins) is ignored and the statement searched.
   std::map<size_t, TunedChoice> tuned;
+  // Measurements of this machine fitted onto the analytical model (Correction.h); empty: the
+  // model alone.
+  Correction correction;
 };
 
 // Pins per statement index, read from the kernel's `schedule` blocks.

@@ -7,7 +7,7 @@ import { DiagramPanel } from './vscode/diagramPanel';
 import { VirtualDocuments } from './vscode/virtualDocuments';
 import { TargetStatus, selectTarget } from './vscode/statusBar';
 import { compileFile, registerTasks } from './vscode/tasks';
-import { showMappings, showSchedule, showTargetCode } from './vscode/commands';
+import { showMappings, showSchedule, showTargetCode, tuneInstance } from './vscode/commands';
 
 let client: IsamapClient | undefined;
 
@@ -31,6 +31,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('isamap.showTargetCode', (...args: unknown[]) => showTargetCode(docs, args)),
     vscode.commands.registerCommand('isamap.compileFile', (uri?: unknown) => compileFile(context, uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand('isamap.selectTarget', selectTarget),
+    vscode.commands.registerCommand('isamap.tuneInstance', async (...args: unknown[]) => {
+      await tuneInstance(context, c, args);
+      DiagramPanel.refreshIfOpen();
+      docs.refreshAll();
+    }),
     vscode.commands.registerCommand('isamap.restartServer', async () => {
       await c.restart();
       void vscode.window.setStatusBarMessage('isamap: language server restarted', 3000);

@@ -13,6 +13,9 @@ export interface IsamapSettings {
   mappingBudgetMs?: number;
   scheduleCandidates?: number;
   mappingDiagnostics?: boolean;
+  /** The tuning database, as written (the server resolves a relative one against the first
+   * workspace folder, as tuneArgs's caller does with expandPath). */
+  tuningDb: string;
 }
 
 /** Reads one key of the `isamap` section (vscode's WorkspaceConfiguration.get, or a fake). */
@@ -20,6 +23,7 @@ export type SettingGetter = (key: string) => unknown;
 
 export const DEFAULT_TARGET = 'host';
 export const DEFAULT_DEBOUNCE_MS = 150;
+export const DEFAULT_TUNING_DB = 'isamap-tuning.json';
 
 function str(v: unknown, fallback: string): string {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : fallback;
@@ -37,6 +41,7 @@ export function readSettings(get: SettingGetter): IsamapSettings {
       ? (get('includeDirs') as unknown[]).filter((d): d is string => typeof d === 'string' && d !== '')
       : [],
     debounceMs: int(get('debounceMs'), DEFAULT_DEBOUNCE_MS, 0, 10000),
+    tuningDb: str(get('tuningDb'), DEFAULT_TUNING_DB),
   };
   const budget = get('mappingBudgetMs');
   if (typeof budget === 'number' && budget > 0) s.mappingBudgetMs = budget;
@@ -57,6 +62,7 @@ export function initializationOptions(s: IsamapSettings): Record<string, unknown
     target: s.target,
     includeDirs: s.includeDirs,
     debounceMs: s.debounceMs,
+    tuningDb: s.tuningDb,
   };
   if (s.mappingBudgetMs !== undefined) o.mappingBudgetMs = s.mappingBudgetMs;
   if (s.scheduleCandidates !== undefined) o.scheduleCandidates = s.scheduleCandidates;
@@ -113,6 +119,26 @@ export type EmitKind = 'obj' | 'asm' | 'llvm' | 'shared' | 'header';
 /** `isamap compile FILE --target T --emit=obj [-I DIR ...]`. */
 export function compileArgs(file: string, target: string, includeDirs: string[] = [], emit: EmitKind = 'obj'): string[] {
   const args = ['compile', file, '--target', target, `--emit=${emit}`];
+  for (const d of includeDirs) args.push('-I', d);
+  return args;
+}
+
+/**
+ * The tuning database's path as the server resolves it (lsp/TuningRecords.cpp): `~` and
+ * `${workspaceFolder}` expanded, a relative path taken from the first workspace folder;
+ * undefined when it is relative and no folder is open.
+ */
+export function resolveTuningDb(setting: string, ctx: Pick<ResolveContext, 'workspaceFolder' | 'home'>): string | undefined {
+  let p = expandPath(setting, ctx);
+  if (path.isAbsolute(p)) return p;
+  if (!ctx.workspaceFolder) return undefined;
+  p = path.join(ctx.workspaceFolder, p);
+  return p;
+}
+
+/** `isamap tune FILE --instance I --target T --db DB [-I DIR ...]`. */
+export function tuneArgs(file: string, instance: string, target: string, db: string, includeDirs: string[] = []): string[] {
+  const args = ['tune', file, '--instance', instance, '--target', target, '--db', db, '--retune'];
   for (const d of includeDirs) args.push('-I', d);
   return args;
 }

@@ -14,6 +14,8 @@ import {
   parseProblemLine,
   readSettings,
   resolveServerPath,
+  resolveTuningDb,
+  tuneArgs,
 } from '../src/settings';
 import { EXT_ROOT, HAVE_ISAMAP, ISAMAP, readJson } from './paths';
 
@@ -21,7 +23,7 @@ const getter = (o: Record<string, unknown>) => (k: string) => o[k];
 
 test('settings: defaults when nothing is set', () => {
   const s = readSettings(getter({}));
-  assert.deepEqual(s, { serverPath: '', target: 'host', includeDirs: [], debounceMs: 150 });
+  assert.deepEqual(s, { serverPath: '', target: 'host', includeDirs: [], debounceMs: 150, tuningDb: 'isamap-tuning.json' });
 });
 
 test('settings: values are read and bad ones fall back', () => {
@@ -53,8 +55,31 @@ test('settings: values are read and bad ones fall back', () => {
 
 test('initializationOptions: the server keys only (lsp/Settings.cpp)', () => {
   const s = readSettings(getter({ 'server.path': '/x', target: 'arm_neon', includeDirs: ['/inc'], debounceMs: 0, mappingDiagnostics: true }));
-  assert.deepEqual(initializationOptions(s), { target: 'arm_neon', includeDirs: ['/inc'], debounceMs: 0, mappingDiagnostics: true });
-  assert.deepEqual(initializationOptions(readSettings(getter({}))), { target: 'host', includeDirs: [], debounceMs: 150 });
+  assert.deepEqual(initializationOptions(s), {
+    target: 'arm_neon',
+    includeDirs: ['/inc'],
+    debounceMs: 0,
+    mappingDiagnostics: true,
+    tuningDb: 'isamap-tuning.json',
+  });
+  assert.deepEqual(initializationOptions(readSettings(getter({ tuningDb: '/t/db.json' }))), {
+    target: 'host',
+    includeDirs: [],
+    debounceMs: 150,
+    tuningDb: '/t/db.json',
+  });
+});
+
+test('tuning: the database is found where the server looks, and tune re-measures the instance', () => {
+  const ctx = { workspaceFolder: '/ws', home: '/home/u' };
+  assert.equal(resolveTuningDb('isamap-tuning.json', ctx), '/ws/isamap-tuning.json');
+  assert.equal(resolveTuningDb('~/t.json', ctx), '/home/u/t.json');
+  assert.equal(resolveTuningDb('${workspaceFolder}/db/t.json', ctx), '/ws/db/t.json');
+  assert.equal(resolveTuningDb('/abs/t.json', {}), '/abs/t.json');
+  assert.equal(resolveTuningDb('t.json', {}), undefined);
+  assert.deepEqual(tuneArgs('/ws/g.isam', 'g1', 'host', '/ws/t.json', ['/inc']), [
+    'tune', '/ws/g.isam', '--instance', 'g1', '--target', 'host', '--db', '/ws/t.json', '--retune', '-I', '/inc',
+  ]);
 });
 
 test('server path: the setting wins over the bundled binary and PATH', () => {
@@ -149,15 +174,27 @@ test('problem matcher: real output of `isamap check` on a broken file', { skip: 
   fs.rmSync(dir, { recursive: true });
 });
 
+test('tune: the command line the editor runs is one `isamap tune` takes', { skip: !HAVE_ISAMAP && 'build/cli/isamap not built' }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'isamap-ext-'));
+  const file = path.join(dir, 'g.isam');
+  fs.writeFileSync(file, 'kernel g<M>(A: f32[M], B: f32[M]) -> (C: f32[M]) {\n  C[m] = A[m] * B[m];\n}\ninstance g40 = g<40>;\n');
+  const db = path.join(dir, 'isamap-tuning.json');
+  const r = childProcess.spawnSync(ISAMAP, tuneArgs(file, 'g40', 'host', db).concat(['--trials', '2']), { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^g40 on host: .* tuned, untuned /);
+  assert.equal(JSON.parse(fs.readFileSync(db, 'utf8')).records.length, 1);
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('package.json: settings, commands and activation', () => {
   const pkg = readJson('package.json');
   const props = Object.keys(pkg.contributes.configuration.properties);
-  for (const k of ['isamap.server.path', 'isamap.target', 'isamap.includeDirs', 'isamap.debounceMs', 'isamap.trace.server'])
+  for (const k of ['isamap.server.path', 'isamap.target', 'isamap.includeDirs', 'isamap.debounceMs', 'isamap.trace.server', 'isamap.tuningDb'])
     assert.ok(props.includes(k), k);
   assert.equal(pkg.contributes.configuration.properties['isamap.target'].default, 'host');
   assert.deepEqual(pkg.contributes.configuration.properties['isamap.trace.server'].enum, ['off', 'messages', 'verbose']);
   const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
-  for (const c of ['isamap.showDiagram', 'isamap.showMappings', 'isamap.showSchedule', 'isamap.showTargetCode', 'isamap.compileFile', 'isamap.restartServer', 'isamap.selectTarget'])
+  for (const c of ['isamap.showDiagram', 'isamap.showMappings', 'isamap.showSchedule', 'isamap.showTargetCode', 'isamap.compileFile', 'isamap.restartServer', 'isamap.selectTarget', 'isamap.tuneInstance'])
     assert.ok(commands.includes(c), c);
   assert.equal(pkg.engines.vscode, '^1.90.0');
   assert.equal(pkg.main, './dist/extension.js');

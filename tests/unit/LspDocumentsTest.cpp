@@ -102,9 +102,11 @@ TEST(LspSettings, ReadsKnownFieldsAndNamesWrongOnes) {
                 {"debounceMs", 10},
                 {"includeDirs", {"/a", 3}},
                 {"mappingDiagnostics", false},
+                {"tuningDb", "tuning.json"},
                 {"unknown", 1}},
                s, problems);
   EXPECT_EQ(s.target, "x86_avx2");
+  EXPECT_EQ(s.tuningDb, "tuning.json");
   EXPECT_EQ(s.debounceMs, 10);
   EXPECT_FALSE(s.mappingDiagnostics);
   EXPECT_TRUE(s.includeDirs.empty());
@@ -114,4 +116,7 @@ TEST(LspSettings, ReadsKnownFieldsAndNamesWrongOnes) {
   EXPECT_EQ(problems.size(), 2u);
   readSettings(nullptr, s, problems);
   EXPECT_EQ(problems.size(), 2u);
+  readSettings({{"tuningDb", 7}}, s, problems);
+  EXPECT_EQ(problems.size(), 3u);
+  EXPECT_EQ(s.tuningDb, "tuning.json");
 }

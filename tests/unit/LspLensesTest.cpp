@@ -1,9 +1,14 @@
 // Code lenses and code actions below the protocol, against marked-up sources.
+#include "lsp/Hover.h"
 #include "lsp/Lenses.h"
+#include "pipeline/TuningDb.h"
 #include "support/Annotations.h"
 #include "support/LspTesting.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
 
 using namespace isam;
 using namespace isam::lsp;
@@ -107,4 +112,51 @@ instance g = gemm<96, 80, 64>;
   EXPECT_EQ(edits[0].range, (Range{t.point("end"), t.point("end")}));
   EXPECT_TRUE(edits[0].newText.starts_with("\n  schedule {\n    map ")) << edits[0].newText;
   EXPECT_TRUE(edits[0].newText.ends_with("\n  }")) << edits[0].newText;
+}
+
+TEST(LspCodeLenses, ATunedStatementShowsItsMeasuredTimeAndATuneSinceRefreshes) {
+  // The record `isamap tune` would write for the search's own pick of g, measured 1.5 ms.
+  Annotations t(kTwoKernels);
+  Session session;
+  session.loadText("t.isam", t.code());
+  auto kernels = session.instances({"g", "", {}});
+  auto target = session.target("x86_avx512");
+  ASSERT_TRUE(kernels.size() == 1 && target);
+  auto ks = session.schedule(kernels[0], *target);
+  const auto &pick = ks.statements.at(0);
+  pipeline::TuningRecord r;
+  r.structure = pipeline::structureKey(kernels[0]);
+  r.target = target->name;
+  r.machine = pipeline::machineKey(*target);
+  r.statements[0] = {pick.config.mapping, pick.point, schedule::decisionText(pick.config, *target),
+                     ""};
+  r.measuredMs = 1.5;
+  r.date = "2026-11-27";
+  pipeline::TuningDb db;
+  db.put(r);
+  std::string path = test::tempFile("lsp-tuning", "tuning.json", "");
+  ASSERT_FALSE(bool(db.save(path)));
+
+  lsp::Settings settings = test::lspSettings();
+  settings.tuningDb = path;
+  auto a = test::analyseDocument(t.code(), "main.isam", settings);
+  auto lenses = codeLenses(*a);
+  ASSERT_FALSE(lenses.empty());
+  EXPECT_TRUE(lenses[0].command.title.ends_with("% of peak | 1.5 ms measured"))
+      << lenses[0].command.title;
+  auto hovered = hover(*a, t.range("gemm").start);
+  ASSERT_TRUE(hovered && hovered->run) << (hovered ? hovered->runProblem : "no hover");
+  EXPECT_EQ(hovered->run->search, "tuned: 1.5 ms measured on 2026-11-27");
+  // Without the database, the search's line.
+  auto untuned = test::analyseDocument(t.code(), "main.isam");
+  EXPECT_EQ(codeLenses(*untuned)[0].command.title.find("measured"), std::string::npos);
+
+  // Tuned again since: the analysis is stale.
+  EXPECT_TRUE(a->madeFrom(a->document(), settings, {}));
+  r.measuredMs = 1.25;
+  db.put(r);
+  std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) -
+                                             std::chrono::seconds(5));
+  ASSERT_FALSE(bool(db.save(path)));
+  EXPECT_FALSE(a->madeFrom(a->document(), settings, {}));
 }

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -134,9 +135,17 @@ TEST(Tuning, TheDatabaseIsKeyedByStructureTargetAndMachine) {
   r.measuredMs = 2.5;
   r.untunedMs = 3;
   r.date = "2026-11-27";
+  std::vector<double> features(schedule::featureNames().size(), 0.5);
+  for (int i = 0; i < 30; ++i)
+    r.samples.push_back({features, 1.0 + i, 2.0 + 2 * i});
   pipeline::TuningDb db;
   db.put(r);
   EXPECT_NE(db.find(again.kernels[0], host), nullptr) << "another instance of the same shape";
+  // Its samples fit this machine's correction (measured twice the prediction), not another's.
+  EXPECT_NEAR(db.correction(host).factor(features), 2.0, 1e-3);
+  hw::Target bigger = host;
+  bigger.cores += 1;
+  EXPECT_TRUE(db.correction(bigger).empty());
   EXPECT_EQ(db.find(other.kernels[0], host), nullptr);
   hw::Target otherMachine = host;
   otherMachine.cores += 1;
@@ -159,6 +168,16 @@ TEST(Tuning, TheDatabaseIsKeyedByStructureTargetAndMachine) {
   EXPECT_EQ(found->statements.at(0).point, (std::vector<size_t>{1, 2, 3}));
   EXPECT_EQ(found->statements.at(0).mapping, 3);
   EXPECT_EQ(found->statements.at(0).decisions, "map fma16 #3; ...");
+  ASSERT_EQ(found->samples.size(), 30u);
+  EXPECT_EQ(found->samples[3].features, features);
+  EXPECT_EQ(found->samples[3].measured, 8.0);
+  // Samples recorded under other feature names are dropped on reading.
+  std::string renamed = test::readFile(path);
+  renamed.replace(renamed.find("\"intercept\""), 11, "\"something\"");
+  auto renamedDb = pipeline::TuningDb::load(test::tempFile("tuning", "renamed.json", renamed));
+  ASSERT_TRUE(bool(renamedDb));
+  EXPECT_TRUE(renamedDb->records().at(0).samples.empty());
+  EXPECT_TRUE(renamedDb->correction(host).empty());
   EXPECT_EQ(pipeline::tunedNote(*found), "2.5 ms measured on 2026-11-27 (untuned 3 ms)");
   EXPECT_EQ(pipeline::tunedChoices(*found).at(0).note, pipeline::tunedNote(*found));
   r.measuredMs = 2;
@@ -225,6 +244,13 @@ TEST(Tuning, TuningMeasuresCandidatesAndTheRecordIsUsed) {
     EXPECT_LE(r.measuredMs, r.untunedMs);
     EXPECT_EQ(r.trials, result->trials.size());
     ASSERT_EQ(r.statements.size(), 1u);
+    // Every measured schedule is a sample for the model's correction.
+    ASSERT_EQ(r.samples.size(), result->trials.size());
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+      EXPECT_EQ(r.samples[i].features.size(), schedule::featureNames().size());
+      EXPECT_EQ(r.samples[i].predicted, result->trials[i].baseModelMs);
+      EXPECT_EQ(r.samples[i].measured, result->trials[i].measuredMs);
+    }
 
     // The record, through the pipeline: scheduled as measured, and says so.
     pipeline::TuningDb db;
@@ -259,4 +285,68 @@ TEST(Tuning, EmulatedTargetsCannotBeTunedForTime) {
   EXPECT_NE(why.find("emulator"), std::string::npos) << why;
   EXPECT_TRUE(pipeline::canTune(*session.target("host"), why));
   EXPECT_TRUE(pipeline::canTune(*session.target("systolic16"), why));
+}
+
+TEST(Tuning, ACorrectionFittedOnMeasurementsRecoversTheirLaw) {
+  // measured = predicted * exp(0.4 + 0.9 * few accumulators - 0.5 * threads), exactly.
+  const size_t n = schedule::featureNames().size();
+  std::vector<schedule::CorrectionSample> samples;
+  for (int i = 0; i < 60; ++i) {
+    std::vector<double> f(n, 0.0);
+    f[0] = 1;
+    f[2] = 1.0 / (1 + i % 24);
+    f[4] = i % 2;
+    f[9] = 0.5 + 0.01 * (i % 7);
+    double predicted = 1 + i;
+    samples.push_back({f, predicted, predicted * std::exp(0.4 + 0.9 * f[2] - 0.5 * f[4])});
+  }
+  schedule::Correction c = schedule::fitCorrection(samples, 1e-6);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c.samples, 60u);
+  EXPECT_LT(c.rmsLogError, 1e-3);
+  for (const auto &s : samples)
+    EXPECT_NEAR(s.predicted * c.factor(s.features), s.measured, 1e-3 * s.measured);
+  // Too few samples, or features of another version: nothing fitted, a factor of one.
+  EXPECT_TRUE(schedule::fitCorrection({samples.begin(), samples.begin() + 10}).empty());
+  std::vector<schedule::CorrectionSample> old = samples;
+  for (auto &s : old)
+    s.features.pop_back();
+  EXPECT_TRUE(schedule::fitCorrection(old).empty());
+  EXPECT_EQ(schedule::Correction{}.factor(samples[0].features), 1);
+  // An extrapolation is bounded.
+  schedule::Correction wild;
+  wild.weights.assign(n, 0.0);
+  wild.weights[0] = 50;
+  EXPECT_NEAR(wild.factor(samples[0].features), std::exp(3.0), 1e-9);
+}
+
+TEST(Tuning, TheCorrectedModelScalesWhatTheAnalyticalOnePredicts) {
+  Loaded l = load("x86_avx512", "big");
+  auto maps = l.session->mappings(l.kernels[0], *l.target);
+  auto plain = l.session->schedule(l.kernels[0], *l.target);
+  const schedule::Config &config = plain.statements[0].config;
+  schedule::AnalyticalModel base(l.kernels[0], *l.target, maps[0]);
+  schedule::Correction c;
+  c.weights.assign(schedule::featureNames().size(), 0.0);
+  c.weights[0] = std::log(1.5);
+  c.samples = 30;
+  schedule::CorrectedModel corrected(l.kernels[0], *l.target, maps[0], c);
+  schedule::Cost b = base.evaluate(config), k = corrected.evaluate(config);
+  ASSERT_TRUE(b.valid && k.valid);
+  EXPECT_NEAR(k.cycles, 1.5 * b.cycles, 1e-6 * b.cycles);
+  EXPECT_NEAR(k.utilization, b.utilization / 1.5, 1e-9);
+  EXPECT_NEAR(k.correction, 1.5, 1e-12);
+  // Features are the analytical model's, corrected or not.
+  EXPECT_EQ(schedule::scheduleFeatures(config, k, *l.target),
+            schedule::scheduleFeatures(config, b, *l.target));
+  // Scheduling under it says so, and costs with it.
+  schedule::ScheduleOptions o;
+  o.correction = c;
+  auto ks = l.session->schedule(l.kernels[0], *l.target, o);
+  EXPECT_EQ(ks.statements[0].search.correctedBy, 30u);
+  EXPECT_NE(schedule::searchText(ks.statements[0].search)
+                .find("; the model corrected by 30 measurements of this machine"),
+            std::string::npos)
+      << schedule::searchText(ks.statements[0].search);
+  EXPECT_NEAR(ks.statements[0].cost.correction, 1.5, 1e-12);
 }

@@ -4,6 +4,7 @@ import { isPinAction, locationArgs, mappingItems } from '../mappings';
 import { CODE_SCHEME, SCHEDULE_SCHEME } from '../documents';
 import type { IsamapClient } from './client';
 import type { VirtualDocuments } from './virtualDocuments';
+import { runTune } from './tasks';
 
 interface Location {
   uri: vscode.Uri;
@@ -98,4 +99,35 @@ export async function showTargetCode(docs: VirtualDocuments, args: readonly unkn
   const loc = locationFrom(args);
   if (!loc) return;
   await docs.open(CODE_SCHEME, { source: loc.uri.toString(), position: { line: loc.position.line, character: loc.position.character }, kind: 'asm' });
+}
+
+/**
+ * Tune Instance: the instance that stands for the kernel under the cursor (the server's answer to
+ * isamap/mappings names it), measured by `isamap tune` on the configured target; the lenses and
+ * hovers show the measured time once the database has it.
+ */
+export async function tuneInstance(context: vscode.ExtensionContext, client: IsamapClient, args: readonly unknown[]): Promise<void> {
+  const loc = locationFrom(args);
+  if (!loc) return;
+  const doc = await vscode.workspace.openTextDocument(loc.uri);
+  if (doc.uri.scheme !== 'file') {
+    void vscode.window.showWarningMessage('isamap: save the file first: the tuner reads it from disk.');
+    return;
+  }
+  if (doc.isDirty) await doc.save();
+  const params = { textDocument: { uri: loc.uri.toString() }, position: { line: loc.position.line, character: loc.position.character } };
+  let answer: { instance?: unknown; target?: unknown; message?: unknown };
+  try {
+    answer = (await client.request('isamap/mappings', params)) as typeof answer;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`isamap: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  if (typeof answer.instance !== 'string' || typeof answer.target !== 'string') {
+    void vscode.window.showInformationMessage(`isamap: nothing to tune here${typeof answer.message === 'string' ? `: ${answer.message}` : ''}`);
+    return;
+  }
+  const code = await runTune(context, doc.uri.fsPath, answer.instance, answer.target);
+  if (code === 0) void vscode.window.setStatusBarMessage(`isamap: tuned ${answer.instance} on ${answer.target}`, 5000);
+  else if (code !== undefined) void vscode.window.showErrorMessage(`isamap: tuning ${answer.instance} failed (exit ${code}); see the terminal.`);
 }

@@ -2,7 +2,7 @@
 // matcher, and a task provider for `"type": "isamap"` tasks in tasks.json.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { compileArgs, type EmitKind } from '../settings';
+import { compileArgs, resolveTuningDb, tuneArgs, type EmitKind } from '../settings';
 import { currentSettings, resolveServer } from './client';
 
 export const TASK_TYPE = 'isamap';
@@ -63,4 +63,31 @@ export async function compileFile(context: vscode.ExtensionContext, uri?: vscode
   }
   if (doc.isDirty) await doc.save();
   await vscode.tasks.executeTask(compileTask(context, { type: TASK_TYPE, file: doc.uri.fsPath }, vscode.workspace.getWorkspaceFolder(doc.uri)));
+}
+
+/**
+ * `isamap tune` for one instance, in a terminal (its progress line updates in place); resolves
+ * with the process's exit code when it ends (undefined if it could not start).
+ */
+export async function runTune(context: vscode.ExtensionContext, file: string, instance: string, target: string): Promise<number | undefined> {
+  const settings = currentSettings();
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
+  const db = resolveTuningDb(settings.tuningDb, { workspaceFolder: (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath });
+  if (!db) {
+    void vscode.window.showWarningMessage('isamap: open a folder, or set isamap.tuningDb to an absolute path, to keep tuning results.');
+    return undefined;
+  }
+  const exec = new vscode.ProcessExecution(resolveServer(context).command, tuneArgs(file, instance, target, db, settings.includeDirs), {
+    cwd: path.dirname(file),
+  });
+  const task = new vscode.Task({ type: TASK_TYPE, file, target }, folder ?? vscode.TaskScope.Workspace, `tune ${instance} --target ${target}`, 'isamap', exec, ['$isamap']);
+  task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, clear: true };
+  const execution = await vscode.tasks.executeTask(task);
+  return new Promise((resolve) => {
+    const done = vscode.tasks.onDidEndTaskProcess((e) => {
+      if (e.execution !== execution) return;
+      done.dispose();
+      resolve(e.exitCode);
+    });
+  });
 }
