@@ -10,7 +10,7 @@
 // then the median and worst of each.
 //   build/bench/isamap_bench_fidelity [--target host] [--csv PATH] [--filter TEXT] [--limit N]
 //                                     [--trials N] [--threads N] [--no-gemm] [--no-layers]
-//                                     [--json PATH]
+//                                     [--db PATH] [--json PATH]
 #include "GemmProblems.h"
 #include "IsamapCompile.h"
 #include "backends/llvm/Calibrate.h"
@@ -36,7 +36,8 @@ using namespace isam;
 namespace fs = std::filesystem;
 
 struct Settings {
-  std::string target = "host", csv, filter, jsonPath, source = ISAMAP_SOURCE_DIR;
+  std::string target = "host", csv, filter, jsonPath, db, source = ISAMAP_SOURCE_DIR;
+  const pipeline::TuningDb *tuning = nullptr; // --db, loaded
   size_t limit = 0, trials = 8;
   unsigned threads = 0;
   bool gemm = true, layers = true;
@@ -106,6 +107,10 @@ Row measure(const Settings &s, const hw::Target &target, pipeline::Executor &exe
   pipeline::Options po;
   po.givenTarget = &target;
   po.schedule.alternatives = s.trials > 1 ? s.trials - 1 : 0;
+  // With --db, the model as the database corrects it (its tuned schedules are not used: the
+  // model is what is judged).
+  po.tuning = s.tuning;
+  po.tunedSchedules = false;
   pipeline::Pipeline p(session, po);
   std::vector<ir::Kernel> kernels;
   if (p.parse(file))
@@ -151,8 +156,9 @@ void printRow(const Row &r) {
 }
 
 // The model corrected by measurements (schedule/Correction.h), judged on shapes it has not seen:
-// for each shape, a correction fitted on every other shape's candidates predicts this one's;
-// its pick is the candidate it predicts fastest.
+// for each shape, a correction fitted on every other shape's candidates predicts this one's
+// pick. The correction scales predictions but not the search's ranking, so the pick, the rank
+// correlation and the pick quality are the model's own.
 std::vector<Row> crossValidate(const std::vector<Row> &rows) {
   std::vector<Row> out;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -163,22 +169,9 @@ std::vector<Row> crossValidate(const std::vector<Row> &rows) {
       if (j != i)
         others.insert(others.end(), rows[j].samples.begin(), rows[j].samples.end());
     schedule::Correction c = schedule::fitCorrection(others);
-    Row r;
-    r.label = rows[i].label;
-    std::vector<double> predicted, measured;
-    size_t pick = 0;
-    for (size_t k = 0; k < rows[i].samples.size(); ++k) {
-      const auto &sample = rows[i].samples[k];
-      predicted.push_back(sample.predicted * c.factor(sample.features));
-      measured.push_back(sample.measured);
-      if (predicted[k] < predicted[pick])
-        pick = k;
-    }
-    r.predictedMs = predicted[pick];
-    r.measuredMs = measured[pick];
-    r.bestMs = *std::min_element(measured.begin(), measured.end());
-    r.rho = spearman(predicted, measured);
-    r.candidates = measured.size();
+    Row r = rows[i];
+    const auto &pick = rows[i].samples.front();
+    r.predictedMs = pick.predicted * c.factor(pick.features);
     out.push_back(r);
   }
   return out;
@@ -279,11 +272,24 @@ int main(int argc, char **argv) {
   app.add_option("--threads", s.threads, "Threads of native code (default: the target's cores)");
   app.add_flag("!--no-gemm", s.gemm, "Skip the GEMM sizes");
   app.add_flag("!--no-layers", s.layers, "Skip the dwsep, gru and lstm instances");
+  app.add_option("--db", s.db,
+                 "Judge the model as this tuning database's measurements correct it (train on "
+                 "other shapes than those measured here)");
   app.add_option("--json", s.jsonPath, "Also write the rows and the summary as JSON here");
   app.add_option("--source", s.source, "The isamap source tree (samples/)");
   CLI11_PARSE(app, argc, argv);
   if (s.csv.empty())
     s.csv = (fs::path(s.source).parent_path() / "shared/data/deepbench_gemm.csv").string();
+  std::optional<pipeline::TuningDb> db;
+  if (!s.db.empty()) {
+    auto loaded = pipeline::TuningDb::load(s.db);
+    if (!loaded) {
+      std::fprintf(stderr, "%s\n", llvm::toString(loaded.takeError()).c_str());
+      return 1;
+    }
+    db = std::move(*loaded);
+    s.tuning = &*db;
+  }
 
   SessionOptions targetOptions;
   targetOptions.hostMeter = backend::measureFmaGflops; // the host's measured FMA rate
@@ -307,9 +313,15 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", llvm::toString(executor.takeError()).c_str());
     return 1;
   }
-  std::printf("target %s (%s), %zu candidates per shape, %u threads\n\n", target->name.c_str(),
+  std::printf("target %s (%s), %zu candidates per shape, %u threads\n", target->name.c_str(),
               target->cpu.empty() ? "simulated" : target->cpu.c_str(), s.trials,
               (*executor)->threads(s.threads));
+  if (db) {
+    schedule::Correction c = db->correction(*target);
+    std::printf("the model corrected by %s: %zu measurements of this machine\n", s.db.c_str(),
+                c.samples);
+  }
+  std::printf("\n");
   std::printf("%-28s %10s %10s %7s %6s %6s %5s\n", "shape", "model ms", "measured", "ratio", "rho",
               "pick", "cands");
   std::vector<Row> rows;
@@ -321,8 +333,7 @@ int main(int argc, char **argv) {
   }
   nlohmann::json summary = summarise(rows);
   // The same shapes under a correction fitted on the others' measurements.
-  std::printf("\nthe model corrected by the other shapes' measurements (leave one shape out), "
-              "its pick the candidate it predicts fastest:\n");
+  std::printf("\nthe model corrected by the other shapes' measurements (leave one shape out):\n");
   std::vector<Row> corrected = crossValidate(rows);
   for (const auto &r : corrected)
     printRow(r);

@@ -6,8 +6,9 @@
 //   measured / predicted  ~  exp(w . features(config, cost))
 //
 // fitted by ridge regression of log(measured / predicted) on the features. The analytical model
-// stays the physics; the correction scales what it predicts, so that a search under it ranks
-// schedules by what this machine delivers, and the numbers shown are ones it delivers.
+// stays the physics and the ranking (the search's score is not corrected: see CorrectedModel);
+// the correction scales what it predicts, so that the numbers shown are ones this machine
+// delivers.
 #pragma once
 
 #include "schedule/CostModel.h"
@@ -49,7 +50,8 @@ struct Correction {
 Correction fitCorrection(const std::vector<CorrectionSample> &samples, double ridge = 0.3,
                          size_t minSamples = 24);
 
-// The analytical model with a correction: cycles, score and utilization scaled by its factor.
+// The analytical model with a correction: cycles and utilization scaled by its factor
+// (Cost::correction); the score, which the search ranks by, is the analytical model's.
 class CorrectedModel : public CostModel {
 public:
   CorrectedModel(const ir::Kernel &kernel, const hw::Target &target,

@@ -138,8 +138,8 @@ struct Cost {
   // Per level, the double buffering costed: the Config's, less each scratchpad whose tiles do
   // not fit twice. The search keeps it in the Config it chooses.
   std::vector<bool> doubleBuffered;
-  // The measured correction's factor on the model's cycles (Correction.h): cycles, score and
-  // utilization include it; 1 when uncorrected.
+  // The measured correction's factor on the model's cycles (Correction.h): cycles and
+  // utilization include it (the score does not); 1 when uncorrected.
   double correction = 1;
 };
 

@@ -39,13 +39,17 @@ size_t records(const std::string &db) {
   return nlohmann::json::parse(test::readFile(db)).at("records").size();
 }
 
+// `isamap tune` of the instance `first` of `file` on the host, three schedules, into `db`.
+test::RunResult tuneFirst(const std::string &file, const std::string &db) {
+  return test::run(kIsamap + " tune " + file + " --instance first -t host --trials 3 --db " + db);
+}
+
 } // namespace
 
 TEST(TuneCli, ATunedScheduleIsUsedBySchedulingCompilingAndRunning) {
   std::string file = test::tempFile("tune-cli", "gemm.isam", kGemm);
   std::string db = freshDb("used.json");
-  auto tuned =
-      test::run(kIsamap + " tune " + file + " --instance first -t host --trials 3 --db " + db);
+  auto tuned = tuneFirst(file, db);
   ASSERT_EQ(tuned.exitCode, 0) << tuned.err;
   EXPECT_TRUE(has(tuned.out, "first on host: ")) << tuned.out;
   EXPECT_TRUE(has(tuned.out, " tuned, untuned ")) << tuned.out;
@@ -146,4 +150,34 @@ TEST(TuneCli, UsageErrorsExitTwoAndBadDatabasesOne) {
   auto bad = test::run(kIsamap + " schedule " + file + " -t host --db " + notDb);
   EXPECT_EQ(bad.exitCode, 1);
   EXPECT_TRUE(has(bad.err, "notdb.json: not a tuning database")) << bad.err;
+}
+
+TEST(TuneCli, EnoughMeasurementsCorrectTheNumbersTheModelShows) {
+  std::string file = test::tempFile("tune-cli", "gemm.isam", kGemm);
+  std::string db = freshDb("corrected.json");
+  auto tuned = tuneFirst(file, db);
+  ASSERT_EQ(tuned.exitCode, 0) << tuned.err;
+  auto doc = nlohmann::json::parse(test::readFile(db));
+  ASSERT_EQ(doc["features"].size(), doc["records"][0]["samples"][0]["features"].size());
+  // Below 24 measurements, no correction; with them (here, one sample repeated, measured at
+  // three times the prediction), the other instance's numbers are corrected by them.
+  auto few = test::run(kIsamap + " schedule " + file + " --instance second -t host --db " + db);
+  EXPECT_FALSE(has(few.out, "corrected")) << few.out;
+  nlohmann::json sample = doc["records"][0]["samples"][0];
+  sample["measuredMs"] = 3 * sample["predictedMs"].get<double>();
+  doc["records"][0]["samples"] = nlohmann::json::array();
+  for (int i = 0; i < 30; ++i)
+    doc["records"][0]["samples"].push_back(sample);
+  std::string many = test::tempFile("tune-cli", "many.json", doc.dump());
+  auto plain =
+      test::run(kIsamap + " schedule " + file + " --instance second -t host --format json");
+  auto corrected = test::run(kIsamap + " schedule " + file +
+                             " --instance second -t host --format json --db " + many);
+  ASSERT_EQ(corrected.exitCode, 0) << corrected.err;
+  auto p = nlohmann::json::parse(plain.out), c = nlohmann::json::parse(corrected.out);
+  EXPECT_TRUE(has(c["statements"][0]["search"]["text"].get<std::string>(),
+                  "; the model corrected by 30 measurements of this machine"))
+      << c["statements"][0]["search"].dump();
+  EXPECT_GT(c["cycles"].get<double>(), 1.5 * p["cycles"].get<double>());
+  EXPECT_EQ(c["tiles"], p["tiles"]) << "the same schedule, other numbers";
 }

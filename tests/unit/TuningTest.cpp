@@ -336,6 +336,7 @@ TEST(Tuning, TheCorrectedModelScalesWhatTheAnalyticalOnePredicts) {
   EXPECT_NEAR(k.cycles, 1.5 * b.cycles, 1e-6 * b.cycles);
   EXPECT_NEAR(k.utilization, b.utilization / 1.5, 1e-9);
   EXPECT_NEAR(k.correction, 1.5, 1e-12);
+  EXPECT_EQ(k.score, b.score) << "the search ranks by the analytical model";
   // Features are the analytical model's, corrected or not.
   EXPECT_EQ(schedule::scheduleFeatures(config, k, *l.target),
             schedule::scheduleFeatures(config, b, *l.target));
@@ -349,4 +350,7 @@ TEST(Tuning, TheCorrectedModelScalesWhatTheAnalyticalOnePredicts) {
             std::string::npos)
       << schedule::searchText(ks.statements[0].search);
   EXPECT_NEAR(ks.statements[0].cost.correction, 1.5, 1e-12);
+  EXPECT_EQ(schedule::decisionText(ks.statements[0].config, *l.target),
+            schedule::decisionText(config, *l.target))
+      << "the correction changes the numbers shown, not the pick";
 }
