@@ -257,6 +257,20 @@ nlohmann::json rowsJson(const std::vector<Row> &rows) {
   return out;
 }
 
+// The correction fitted on every shape's samples, printed.
+schedule::Correction fitAll(const std::vector<Row> &rows) {
+  std::vector<schedule::CorrectionSample> samples;
+  for (const auto &r : rows)
+    samples.insert(samples.end(), r.samples.begin(), r.samples.end());
+  schedule::Correction all = schedule::fitCorrection(samples);
+  std::printf("\ncorrection fitted on all %zu samples (rms log error %.2f):", all.samples,
+              all.rmsLogError);
+  for (size_t f = 0; f < all.weights.size(); ++f)
+    std::printf("%s %s %+.2f", f ? "," : "", schedule::featureNames()[f].c_str(), all.weights[f]);
+  std::printf("\n");
+  return all;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -338,18 +352,7 @@ int main(int argc, char **argv) {
   for (const auto &r : corrected)
     printRow(r);
   nlohmann::json correctedSummary = summarise(corrected);
-  schedule::Correction all;
-  {
-    std::vector<schedule::CorrectionSample> samples;
-    for (const auto &r : rows)
-      samples.insert(samples.end(), r.samples.begin(), r.samples.end());
-    all = schedule::fitCorrection(samples);
-    std::printf("\ncorrection fitted on all %zu samples (rms log error %.2f):", all.samples,
-                all.rmsLogError);
-    for (size_t f = 0; f < all.weights.size(); ++f)
-      std::printf("%s %s %+.2f", f ? "," : "", schedule::featureNames()[f].c_str(), all.weights[f]);
-    std::printf("\n");
-  }
+  schedule::Correction all = fitAll(rows);
   if (!s.jsonPath.empty()) {
     std::string error;
     nlohmann::json doc = {{"target", target->name},
