@@ -13,9 +13,11 @@ using Clock = std::chrono::steady_clock;
 // A candidate must beat the best so far by this fraction to replace it: timings of one schedule
 // on a shared machine spread by a few percent.
 constexpr double kMargin = 0.03;
-// Timed calls per candidate fill about this long (at least kMinRepeat, at most kMaxRepeat).
+// Timed calls per candidate fill about this long (at least kMinRepeat, at most kMaxRepeat): a
+// kernel of a few microseconds needs thousands of calls before its best one is its speed
+// rather than a scheduler's hiccup.
 constexpr double kTimedSeconds = 0.2;
-constexpr size_t kMinRepeat = 3, kMaxRepeat = 100;
+constexpr size_t kMinRepeat = 3, kMaxRepeat = 5000;
 // Rounds of the final interleaved re-measurement of the winner and the pick.
 constexpr int kConfirmRounds = 3;
 // The reference interpreter runs about 1e8 operations a second: beyond this many, candidates
