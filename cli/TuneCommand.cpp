@@ -202,6 +202,9 @@ int tuneInstances(TuneOptions &o) {
       std::cerr << "isamap tune: " << llvm::toString(tuned.takeError()) << "\n";
       return 1;
     }
+    // A progress line rewritten in place ends at the last trial; one the budget cut short, here.
+    if (text && isatty(STDERR_FILENO) && tuned->trials.size() < tuned->planned)
+      std::cerr << "\n";
     const pipeline::TuningRecord &r = tuned->record;
     db->put(r);
     // Saved after every instance: a run that is stopped keeps what it measured, and the next

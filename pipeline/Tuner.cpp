@@ -117,7 +117,7 @@ private:
   size_t repeat_ = 0; // 0: not yet paced
 };
 
-// The record of the schedule `ks` measured as `measuredMs`.
+// The record of the schedule `ks` (its times are filled in by the caller).
 TuningRecord recordOf(const ir::Kernel &kernel, const hw::Target &target,
                       const schedule::KernelSchedule &ks) {
   TuningRecord r;
