@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -89,14 +90,12 @@ std::string machineKey(const hw::Target &target) {
 
 llvm::Expected<TuningDb> TuningDb::load(const std::string &path) {
   TuningDb db;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec)
+    return db; // a database not yet written is empty
   std::ifstream in(path);
-  if (!in) {
-    std::FILE *probe = std::fopen(path.c_str(), "r");
-    if (!probe)
-      return db; // a database not yet written is empty
-    std::fclose(probe);
+  if (!in)
     return fileError(path, "cannot read the tuning database");
-  }
   std::stringstream text;
   text << in.rdbuf();
   try {

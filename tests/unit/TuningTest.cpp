@@ -202,6 +202,10 @@ TEST(Tuning, TheDatabaseIsKeyedByStructureTargetAndMachine) {
   ASSERT_FALSE(bool(notDb));
   EXPECT_NE(llvm::toString(notDb.takeError()).find("bad.json: not a tuning database"),
             std::string::npos);
+  // A directory, or anything else that exists and is no database, is an error, never empty.
+  auto directory = pipeline::TuningDb::load(fs::temp_directory_path().string());
+  ASSERT_FALSE(bool(directory));
+  llvm::consumeError(directory.takeError());
   std::string broken = test::tempFile("tuning", "broken.json", "{\"format\": \"isamap-tu");
   auto notJson = pipeline::TuningDb::load(broken);
   ASSERT_FALSE(bool(notJson));
