@@ -243,6 +243,7 @@ private:
   const schedule::StatementSchedule *ss_ = nullptr;
   const schedule::Config *c_ = nullptr;
   const ir::Statement *s_ = nullptr;
+  bool copying_ = false;  // emitting a stage's copy: its loops are not unrolled by LLVM
   int laneV_ = -1;        // the virtual index the instruction's lanes run along, or -1
   int laneStmt_ = -1;     // its innermost statement index
   int64_t laneWidth_ = 0; // the instruction's lanes along it, when a constant
@@ -324,7 +325,17 @@ void Generator::loop(Value *count, const std::function<void(Value *)> &body) {
   body(iv);
   Value *next = b_.CreateAdd(iv, c64(1), "iv.next", /*HasNUW=*/true, /*HasNSW=*/true);
   iv->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  auto *latch = b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  if (copying_) {
+    // A stage's copy is a stream of loads and stores that the core runs at its load and store
+    // rate either way; unrolled by LLVM, the copies of every tile size multiply the code that
+    // the optimizer then works through (IndVarSimplify on each copy).
+    llvm::Metadata *disable =
+        llvm::MDNode::get(ctx(), {llvm::MDString::get(ctx(), "llvm.loop.unroll.disable")});
+    llvm::MDNode *self = llvm::MDNode::getDistinct(ctx(), {nullptr, disable});
+    self->replaceOperandWith(0, self);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
   b_.SetInsertPoint(exit);
 }
 
@@ -1140,6 +1151,12 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
 // Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
 // buffer) moves a vector at a time when its count is static and no guard applies.
 void Generator::copyStageDimension(StageCopy &copy, size_t k) {
+  if (k == 0 && !copying_) {
+    copying_ = true;
+    copyStageDimension(copy, 0);
+    copying_ = false;
+    return;
+  }
   const std::vector<LayoutSlot> &layout = copy.staged.layout;
   if (k == layout.size()) {
     copyStageElement(copy);
