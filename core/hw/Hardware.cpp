@@ -98,6 +98,8 @@ std::string printTarget(const Target &t) {
       out << ", misses " << m.misses;
     if (m.streams > 0)
       out << ", streams " << m.streams;
+    if (m.ways > 0)
+      out << ", ways " << m.ways;
     out << "\n";
   }
   for (const auto &u : t.units) {

@@ -31,6 +31,9 @@ struct Memory {
   // bandwidth.
   uint32_t misses = 0;
   uint32_t streams = 0;
+  // A cache's associativity (0: not described, and conflicts not modelled): lines whose
+  // addresses are a multiple of size / ways apart share a set, which holds `ways` of them.
+  uint32_t ways = 0;
   uint32_t registerCount = 0; // registers only
   uint32_t registerBytes = 0;
   SourceRange range;

@@ -27,28 +27,45 @@ HostCpu detectHost() {
   std::sort(h.features.begin(), h.features.end());
   h.threads = std::max(1u, std::thread::hardware_concurrency());
   h.cacheBytes = readCacheSizes("/sys/devices/system/cpu/cpu0");
+  h.cacheWays = readCacheWays("/sys/devices/system/cpu/cpu0");
   return h;
 }
 
-std::vector<uint64_t> readCacheSizes(const std::string &cpuDir) {
-  std::vector<uint64_t> sizes;
+namespace {
+
+std::string firstWord(const fs::path &file) {
+  std::ifstream in(file);
+  std::string w;
+  in >> w;
+  return w;
+}
+
+// Calls `each(level, dir)` for every data or unified cache below a sysfs CPU directory.
+void forEachDataCache(const std::string &cpuDir,
+                      const std::function<void(size_t, const fs::path &)> &each) {
   std::error_code ec;
   fs::path dir = fs::path(cpuDir) / "cache";
   if (!fs::is_directory(dir, ec))
-    return sizes;
-  auto word = [](const fs::path &file) {
-    std::ifstream in(file);
-    std::string w;
-    in >> w;
-    return w;
-  };
+    return;
   for (const auto &entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().filename().string().rfind("index", 0) != 0)
       continue;
-    std::string type = word(entry.path() / "type"), size = word(entry.path() / "size");
-    int level = std::atoi(word(entry.path() / "level").c_str());
-    if ((type != "Data" && type != "Unified") || level < 1 || level > 8 || size.empty())
+    std::string type = firstWord(entry.path() / "type");
+    int level = std::atoi(firstWord(entry.path() / "level").c_str());
+    if ((type != "Data" && type != "Unified") || level < 1 || level > 8)
       continue;
+    each(size_t(level), entry.path());
+  }
+}
+
+} // namespace
+
+std::vector<uint64_t> readCacheSizes(const std::string &cpuDir) {
+  std::vector<uint64_t> sizes;
+  forEachDataCache(cpuDir, [&](size_t level, const fs::path &dir) {
+    std::string size = firstWord(dir / "size");
+    if (size.empty())
+      return;
     char *end = nullptr;
     uint64_t bytes = std::strtoull(size.c_str(), &end, 10);
     if (end && (*end == 'K' || *end == 'k'))
@@ -57,11 +74,24 @@ std::vector<uint64_t> readCacheSizes(const std::string &cpuDir) {
       bytes <<= 20;
     else if (end && *end == 'G')
       bytes <<= 30;
-    if (sizes.size() < size_t(level))
-      sizes.resize(size_t(level), 0);
-    sizes[size_t(level) - 1] = bytes;
-  }
+    if (sizes.size() < level)
+      sizes.resize(level, 0);
+    sizes[level - 1] = bytes;
+  });
   return sizes;
+}
+
+std::vector<uint32_t> readCacheWays(const std::string &cpuDir) {
+  std::vector<uint32_t> ways;
+  forEachDataCache(cpuDir, [&](size_t level, const fs::path &dir) {
+    unsigned long n = std::strtoul(firstWord(dir / "ways_of_associativity").c_str(), nullptr, 10);
+    if (n == 0 || n > 1024)
+      return;
+    if (ways.size() < level)
+      ways.resize(level, 0);
+    ways[level - 1] = uint32_t(n);
+  });
+  return ways;
 }
 
 std::string hostDescriptionName(const HostCpu &cpu) {
@@ -109,6 +139,9 @@ Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter 
     if (reported > 0)
       size = level + 1 < caches.size() ? reported : std::min(size, reported);
   }
+  for (size_t level = 0; level < caches.size() && level < cpu.cacheWays.size(); ++level)
+    if (cpu.cacheWays[level] > 0)
+      t.memories[caches[level]].ways = cpu.cacheWays[level];
   calibrate(t, cpu, meter);
   return t;
 }

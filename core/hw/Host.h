@@ -19,9 +19,10 @@ struct HostCpu {
   std::string cpu;                   // LLVM's host CPU name (e.g. znver4, sapphirerapids)
   std::vector<std::string> features; // enabled features, without '+'
   unsigned threads = 1;              // hardware threads available to this process
-  // Data (or unified) cache sizes by level, L1 first, as the OS reports them for the first CPU
-  // (0 where it reports none; empty where it reports nothing).
+  // Data (or unified) cache sizes and associativities by level, L1 first, as the OS reports them
+  // for the first CPU (0 where it reports none; empty where it reports nothing).
   std::vector<uint64_t> cacheBytes;
+  std::vector<uint32_t> cacheWays;
 };
 
 HostCpu detectHost();
@@ -29,6 +30,8 @@ HostCpu detectHost();
 // The data cache sizes below a sysfs CPU directory (such as /sys/devices/system/cpu/cpu0), by
 // level, L1 first: each cache/index*/ of type Data or Unified, its `size` ("48K", "2048K").
 std::vector<uint64_t> readCacheSizes(const std::string &cpuDir);
+// Their associativities, the same way: each one's `ways_of_associativity` (0 where absent).
+std::vector<uint32_t> readCacheWays(const std::string &cpuDir);
 
 // Measures the fp32 multiply-adds per second of one core of `cpu` on `vectorBytes`-wide vectors,
 // as GFLOP/s (two operations per multiply-add); empty when it cannot. The core cannot measure
@@ -39,10 +42,11 @@ using FmaMeter = std::function<std::optional<double>(const HostCpu &cpu, unsigne
 std::string hostDescriptionName(const HostCpu &cpu);
 
 // `description` adapted to the CPU: named "host", with the CPU's triple, name, features and
-// thread count and its cache sizes (from the registers out: the first cache is L1; the caches
-// a core has to itself as reported, a shared last level no larger than described, since a
-// virtual machine is told of the whole socket's and shares it with other tenants), calibrated
-// by `meter` (below; without one, the description's rates stay).
+// thread count, its caches' associativities as reported, and its cache sizes (from the
+// registers out: the first cache is L1; the caches a core has to itself as reported, a shared
+// last level no larger than described, since a virtual machine is told of the whole socket's
+// and shares it with other tenants), calibrated by `meter` (below; without one, the
+// description's rates stay).
 Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter &meter = {});
 
 // Makes the description's compute rate this machine's: when the vector FMA rate `meter`

@@ -60,7 +60,8 @@ const std::map<std::string, QuantityKind> &propertyTable(PropertyBlock block) {
         {"bandwidth", QK::Bandwidth},
         {"latency", QK::Cycles},
         {"misses", QK::Count},
-        {"streams", QK::Count}}},
+        {"streams", QK::Count},
+        {"ways", QK::Count}}},
       {PropertyBlock::Registers,
        {{"count", QK::Count}, {"width", QK::Bytes}, {"latency", QK::Cycles}}},
       {PropertyBlock::Unit, {{"count", QK::Count}, {"queue", QK::Count}}},
@@ -491,6 +492,7 @@ bool readMemoryProperties(const ast::MemoryDecl &decl, double clockHz, hw::Memor
   memory.latencyCycles = props.getOr("latency", 0);
   memory.misses = uint32_t(props.getOr("misses", 0));
   memory.streams = uint32_t(props.getOr("streams", 0));
+  memory.ways = uint32_t(props.getOr("ways", 0));
   if (props.ok && !props.get("size")) {
     diags.error("E0508", decl.name.range, "memory '" + memory.name + "' needs a `size`");
     return false;
