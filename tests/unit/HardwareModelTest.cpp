@@ -449,6 +449,24 @@ TEST(HardwareModel, MissesAndStreamsAreOptionalCounts) {
   EXPECT_FALSE(bad->target("u")) << render(*bad);
 }
 
+TEST(HardwareModel, WaysAreAnOptionalCount) {
+  // A cache's associativity (the cost model's set conflicts): described, printed, and 0 (not
+  // modelled) where a description leaves it out.
+  auto s = test::analyse("target t {\n"
+                         "  memory DRAM { size 1 GiB; }\n"
+                         "  memory L2 : DRAM { size 1 MiB; line 64 B; }\n"
+                         "  memory L1 : L2 { size 48 KiB; line 64 B; ways 12; }\n"
+                         "}\n");
+  auto t = buildClean(*s, "t");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(memory(*t, "L1").ways, 12u);
+  EXPECT_EQ(memory(*t, "L2").ways, 0u);
+  std::string text = hw::printTarget(*t);
+  EXPECT_NE(text.find("line 64 B, ways 12\n"), std::string::npos) << text;
+  auto bad = test::analyse("target u { memory M { size 1 GiB; ways 1.5; } }\n");
+  EXPECT_FALSE(bad->target("u")) << render(*bad);
+}
+
 TEST(HardwareModel, PrintedSystem) {
   auto s = test::analyse(kAccel);
   auto sys = s->system("soc");

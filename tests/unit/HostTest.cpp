@@ -354,6 +354,23 @@ TEST(HostCaches, ReadsDataAndUnifiedCachesByLevel) {
   std::filesystem::remove_all(gap);
 }
 
+TEST(HostCaches, ReadsTheirAssociativities) {
+  std::string dir = fakeCpuDir("ways", {{1, "Data", "48K"},
+                                        {1, "Instruction", "32K"},
+                                        {2, "Unified", "2048K"},
+                                        {3, "Unified", "491520K"}});
+  // As sysfs lists them: index0 L1d (12), index1 L1i (8, not a data cache), index2 L2 (16);
+  // the L3 reports none.
+  std::ofstream(std::filesystem::path(dir) / "cache" / "index0" / "ways_of_associativity")
+      << "12\n";
+  std::ofstream(std::filesystem::path(dir) / "cache" / "index1" / "ways_of_associativity") << "8\n";
+  std::ofstream(std::filesystem::path(dir) / "cache" / "index2" / "ways_of_associativity")
+      << "16\n";
+  EXPECT_EQ(hw::readCacheWays(dir), (std::vector<uint32_t>{12, 16}));
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(hw::readCacheWays("/nonexistent/cpu0").empty());
+}
+
 TEST(HostCaches, TheHostTargetHasThisMachinesCaches) {
   // L1 and L2 as reported (a 2-core Sapphire Rapids VM: 48 KiB, 2 MiB, where the Zen 4
   // description says 32 KiB and 1 MiB); the shared L3 the VM is told of (the socket's 480 MiB)
@@ -373,6 +390,19 @@ TEST(HostCaches, TheHostTargetHasThisMachinesCaches) {
   };
   EXPECT_EQ(size(t, "L1"), 48u << 10);
   EXPECT_EQ(size(t, "L2"), 2u << 20);
+  // Associativities as reported; the description's where none is.
+  c.cacheWays = {12, 0, 15};
+  t = hw::hostTarget(*description, c);
+  auto ways = [&](const hw::Target &target, const char *name) {
+    for (const auto &m : target.memories)
+      if (m.name == name)
+        return m.ways;
+    return uint32_t(0);
+  };
+  EXPECT_EQ(ways(t, "L1"), 12u);
+  EXPECT_EQ(ways(t, "L2"), ways(*description, "L2"));
+  EXPECT_EQ(ways(t, "L3"), 15u);
+  c.cacheWays.clear();
   EXPECT_EQ(size(t, "L3"), size(*description, "L3"));
   EXPECT_EQ(size(t, "DRAM"), size(*description, "DRAM"));
   // A smaller last level than described is this machine's; an unreported level stays.

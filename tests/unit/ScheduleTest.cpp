@@ -618,6 +618,43 @@ TEST(ScheduleGemm, AccumulatorsJustAtTheLatencyLimitCostMoreOnACpu) {
   EXPECT_LE(thrice, twice);
 }
 
+TEST(ScheduleGemm, RowsThatShareACacheSetBeyondItsWaysAreFetchedAgain) {
+  // A's rows are 4 KiB apart, the set period of a 32 KiB 8-way L1: a register tile of 16 of
+  // them puts 16 lines in one set, which evict each other before their next element (an LSTM's
+  // 16-row tile ran 2.3x slower than its 8-row one); 8 rows fit.
+  Loaded s = fromText(kGemm + "instance g = gemm<64, 512, 1024>;\n", "x86_avx512", "g");
+  ASSERT_TRUE(s.target);
+  const ir::Kernel &k = s.kernel("g");
+  auto maps = s.session->mappings(k, *s.target);
+  auto ks = s.session->schedule(k, *s.target, options());
+  schedule::Config c = ks.statements.at(0).config;
+  ASSERT_GE(c.mapping, 0);
+  size_t regs = c.levels.size() - 1;
+  hw::Target direct = *s.target;
+  int l1 = direct.memoryIndex("L1");
+  ASSERT_GE(l1, 0);
+  ASSERT_EQ(direct.memories[size_t(l1)].ways, 8u);
+  direct.memories[size_t(l1)].ways = 0; // conflicts not modelled
+  schedule::AnalyticalModel withWays(k, *s.target, maps[0]), without(k, direct, maps[0]);
+  auto intoL1 = [&](schedule::AnalyticalModel &model, int64_t rows) {
+    for (size_t l = regs - 1; l <= regs; ++l)
+      for (size_t v = 0; v < c.vindices.size(); ++v) {
+        const std::string &name = c.vindices[v].name;
+        c.tiles[l][v] = name == "n" ? 16 : name == "m" ? rows : 128;
+      }
+    schedule::Cost cost = model.evaluate(c);
+    EXPECT_TRUE(cost.valid) << cost.invalidReason;
+    for (const auto &lc : cost.levels)
+      if (lc.memory == l1)
+        return lc.bytes;
+    ADD_FAILURE() << "no L1 level";
+    return 0.0;
+  };
+  EXPECT_EQ(intoL1(withWays, 8), intoL1(without, 8));
+  // Every element of A a line: 16 times its tile's bytes, and more than B and C together.
+  EXPECT_GT(intoL1(withWays, 16), 4 * intoL1(without, 16));
+}
+
 TEST(ScheduleGemm, MappingsWithAccumulatorsInMemoryDoNotCrowdOutTheOthers) {
   // On the 56 x 56 pointwise GEMM the mapper ranks h*w (twice: fma16, fma16_mem) and f on the
   // lanes above w, and only the first few mappings are searched: w, which the model itself
