@@ -582,37 +582,57 @@ TEST(ScheduleGemm, AnInputStreamedThroughTheRegistersIsLoadedAgainForEveryRegist
   EXPECT_EQ(schedule::operandTraffic(k, c, b, regs).loads, 16 * 256);
 }
 
+// A GEMM scheduled on x86_avx512, with the search's config for a test to edit.
+struct GemmConfig {
+  Loaded s;
+  std::vector<mapping::StatementMappings> maps;
+  schedule::Config c;
+  size_t regs = 0; // the register level
+
+  const ir::Kernel &kernel() const { return s.kernel("g"); }
+  // The register tile (n x m x k), and the same at the level outside it; the levels further
+  // out as the search chose them.
+  void setRegisterTile(int64_t n, int64_t m, int64_t k) {
+    for (size_t l = regs - 1; l <= regs; ++l)
+      for (size_t v = 0; v < c.vindices.size(); ++v) {
+        const std::string &name = c.vindices[v].name;
+        c.tiles[l][v] = name == "n" ? n : name == "m" ? m : k;
+      }
+  }
+};
+
+GemmConfig gemmConfig(const std::string &sizes) {
+  GemmConfig g{fromText(kGemm + "instance g = gemm<" + sizes + ">;\n", "x86_avx512", "g"), {}, {}};
+  if (!g.s.target)
+    return g;
+  g.maps = g.s.session->mappings(g.kernel(), *g.s.target);
+  g.c = g.s.session->schedule(g.kernel(), *g.s.target, options()).statements.at(0).config;
+  g.regs = g.c.levels.size() - 1;
+  return g;
+}
+
 TEST(ScheduleGemm, AccumulatorsJustAtTheLatencyLimitCostMoreOnACpu) {
   // Accumulators that cover an FMA's latency exactly (8 at 4 cycles and 2 a cycle), which the
   // hard maximum of the two limits rated as fast as twice as many; measured from L1 on an
   // AVX-512 Xeon, 8 ran at 0.87 of 24 accumulators, 16 at 0.97. A pointwise convolution's
   // 4 x 2 register tile ran 1.27x slower than its 4 x 4.
-  Loaded s = fromText(kGemm + "instance g = gemm<64, 512, 256>;\n", "x86_avx512", "g");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("g");
-  auto maps = s.session->mappings(k, *s.target);
-  auto ks = s.session->schedule(k, *s.target, options());
-  schedule::Config c = ks.statements.at(0).config;
-  ASSERT_GE(c.mapping, 0);
-  size_t regs = c.levels.size() - 1;
-  schedule::AnalyticalModel model(k, *s.target, maps[0]);
-  auto perFlop = [&](int64_t rows) {
-    // The register tile, and the same in L1; the levels outside as the search chose them.
-    for (size_t l = regs - 1; l <= regs; ++l)
-      for (size_t v = 0; v < c.vindices.size(); ++v) {
-        const std::string &name = c.vindices[v].name;
-        c.tiles[l][v] = name == "n" ? 32 : name == "m" ? rows : 128;
-      }
-    schedule::Cost cost = model.evaluate(c);
+  GemmConfig g = gemmConfig("64, 512, 256");
+  ASSERT_TRUE(g.s.target);
+  ASSERT_GE(g.c.mapping, 0);
+  schedule::AnalyticalModel model(g.kernel(), *g.s.target, g.maps[0]);
+  auto computeCycles = [&](int64_t rows) {
+    g.setRegisterTile(32, rows, 128);
+    schedule::Cost cost = model.evaluate(g.c);
     EXPECT_TRUE(cost.valid) << cost.invalidReason;
     EXPECT_EQ(cost.accumulators, 2 * rows);
     return cost.computeCycles;
   };
   // Rows of two vectors: just the accumulators the latency needs, twice and three times that.
-  const hw::Instruction &in = s.target->instructions.at(size_t(c.instruction));
+  const hw::Instruction &in = g.s.target->instructions.at(size_t(g.c.instruction));
   auto needed = int64_t(in.cost.latencyCycles * in.cost.perCycle);
   ASSERT_EQ(needed % 2, 0);
-  double once = perFlop(needed / 2), twice = perFlop(needed), thrice = perFlop(3 * needed / 2);
+  double once = computeCycles(needed / 2), twice = computeCycles(needed),
+         thrice = computeCycles(3 * needed / 2);
   EXPECT_GT(once, 1.1 * twice);
   EXPECT_LT(twice, 1.03 * thrice);
   EXPECT_LE(thrice, twice);
@@ -622,27 +642,19 @@ TEST(ScheduleGemm, RowsThatShareACacheSetBeyondItsWaysAreFetchedAgain) {
   // A's rows are 4 KiB apart, the set period of a 32 KiB 8-way L1: a register tile of 16 of
   // them puts 16 lines in one set, which evict each other before their next element (an LSTM's
   // 16-row tile ran 2.3x slower than its 8-row one); 8 rows fit.
-  Loaded s = fromText(kGemm + "instance g = gemm<64, 512, 1024>;\n", "x86_avx512", "g");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("g");
-  auto maps = s.session->mappings(k, *s.target);
-  auto ks = s.session->schedule(k, *s.target, options());
-  schedule::Config c = ks.statements.at(0).config;
-  ASSERT_GE(c.mapping, 0);
-  size_t regs = c.levels.size() - 1;
-  hw::Target direct = *s.target;
+  GemmConfig g = gemmConfig("64, 512, 1024");
+  ASSERT_TRUE(g.s.target);
+  ASSERT_GE(g.c.mapping, 0);
+  hw::Target direct = *g.s.target;
   int l1 = direct.memoryIndex("L1");
   ASSERT_GE(l1, 0);
   ASSERT_EQ(direct.memories[size_t(l1)].ways, 8u);
   direct.memories[size_t(l1)].ways = 0; // conflicts not modelled
-  schedule::AnalyticalModel withWays(k, *s.target, maps[0]), without(k, direct, maps[0]);
+  schedule::AnalyticalModel withWays(g.kernel(), *g.s.target, g.maps[0]),
+      without(g.kernel(), direct, g.maps[0]);
   auto intoL1 = [&](schedule::AnalyticalModel &model, int64_t rows) {
-    for (size_t l = regs - 1; l <= regs; ++l)
-      for (size_t v = 0; v < c.vindices.size(); ++v) {
-        const std::string &name = c.vindices[v].name;
-        c.tiles[l][v] = name == "n" ? 16 : name == "m" ? rows : 128;
-      }
-    schedule::Cost cost = model.evaluate(c);
+    g.setRegisterTile(16, rows, 128);
+    schedule::Cost cost = model.evaluate(g.c);
     EXPECT_TRUE(cost.valid) << cost.invalidReason;
     for (const auto &lc : cost.levels)
       if (lc.memory == l1)
