@@ -204,6 +204,8 @@ private:
                    const State &st);
   std::pair<Value *, Value *> stagePointers(const StageCopy &copy,
                                             const std::vector<Value *> &coord);
+  // The whole copy (its loops marked for LLVM: see loop), dimension by dimension from `k`.
+  void copyStage(StageCopy &copy);
   void copyStageDimension(StageCopy &copy, size_t k);
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   void copyStageElement(StageCopy &copy);
@@ -1150,13 +1152,13 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
 
 // Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
 // buffer) moves a vector at a time when its count is static and no guard applies.
+void Generator::copyStage(StageCopy &copy) {
+  copying_ = true;
+  copyStageDimension(copy, 0);
+  copying_ = false;
+}
+
 void Generator::copyStageDimension(StageCopy &copy, size_t k) {
-  if (k == 0 && !copying_) {
-    copying_ = true;
-    copyStageDimension(copy, 0);
-    copying_ = false;
-    return;
-  }
   const std::vector<LayoutSlot> &layout = copy.staged.layout;
   if (k == layout.size()) {
     copyStageElement(copy);
@@ -1245,7 +1247,7 @@ void Generator::emitStage(const Node &n, State &st) {
   copy.fillValue = identity_;
   auto copyIn = [&](bool fill) {
     copy.fill = fill;
-    copyStageDimension(copy, 0);
+    copyStage(copy);
   };
   if (buf.lanes > 0)
     initLanes(staged, tensor.type);
@@ -1270,7 +1272,7 @@ void Generator::emitStage(const Node &n, State &st) {
   if (p.output) {
     copy.in = false;
     copy.coord.assign(p.access.indices.size(), c64(0));
-    copyStageDimension(copy, 0);
+    copyStage(copy);
   }
 }
 
