@@ -111,6 +111,8 @@ struct StageCopy {
   // corner) and its static size.
   std::vector<Value *> blockBase;
   std::vector<int64_t> blockSize;
+  // The layout slots in the order the copy's loops nest, outermost first (copyStage).
+  std::vector<LayoutSlot> order;
   bool fill = false; // in: the buffer starts at `fillValue` rather than the holder's values
   double fillValue = 0;
   // A computed operand's pack: each element of the holder outside (of type `outerType`) goes
@@ -1075,10 +1077,13 @@ void Generator::writeBackElement(StageCopy &copy, Value *outer, Value *staged) {
   };
   Value *folded = foldLanes(
       v_.convert(v_.eval(F.rhs, unsigned(lanes), read), F.rhs.type, copy.type), unsigned(lanes));
+  // The first stage of its elements stores the fold; a later one (first is null, false, or
+  // false at run time) combines it with the value outside.
+  auto *known = llvm::dyn_cast_or_null<llvm::ConstantInt>(copy.first);
   Value *result = folded;
-  if (!copy.first || !llvm::isa<llvm::ConstantInt>(copy.first)) {
+  if (!known || known->isZero()) {
     Value *onto = v_.combine(F.reduce, v_.load(outer, copy.type, 1, 0, 1), folded);
-    result = copy.first ? b_.CreateSelect(copy.first, folded, onto) : onto;
+    result = copy.first && !known ? b_.CreateSelect(copy.first, folded, onto) : onto;
   }
   v_.store(result, outer, copy.type, 1, 0, 1);
 }
@@ -1150,16 +1155,31 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
     move(c64(chunks - 1), unsigned(elements % width));
 }
 
-// Dimensions in the buffer's layout order, from position `k`; the innermost (contiguous in the
-// buffer) moves a vector at a time when its count is static and no guard applies.
+// The copy's loops nest in the holder's memory order, so that a pack reads rows far outside
+// (DRAM) as long runs the prefetchers follow: the slots by the holder's stride, largest first,
+// except the buffer's innermost, which stays innermost and moves a vector at a time when its
+// count is static and no guard applies. Packing B's 32-column micro-panels one after another
+// read 256 rows of two lines each, a page apart, and left the pack waiting on DRAM.
 void Generator::copyStage(StageCopy &copy) {
+  const StagedBuffer &staged = copy.staged;
+  copy.order = staged.layout;
+  if (!copy.registers && copy.order.size() > 2) {
+    const Holder &h = copy.outer;
+    auto stride = [&](const LayoutSlot &s) {
+      int64_t outer = !h.block.empty() && h.block[s.dim] ? h.innerStrides[s.dim] : h.strides[s.dim];
+      return s.part == LayoutSlot::Part::Blocks ? outer * staged.holder.block[s.dim] : outer;
+    };
+    std::stable_sort(
+        copy.order.begin(), copy.order.end() - 1,
+        [&](const LayoutSlot &a, const LayoutSlot &b) { return stride(a) > stride(b); });
+  }
   copying_ = true;
   copyStageDimension(copy, 0);
   copying_ = false;
 }
 
 void Generator::copyStageDimension(StageCopy &copy, size_t k) {
-  const std::vector<LayoutSlot> &layout = copy.staged.layout;
+  const std::vector<LayoutSlot> &layout = copy.order;
   if (k == layout.size()) {
     copyStageElement(copy);
     return;
@@ -1237,6 +1257,7 @@ void Generator::emitStage(const Node &n, State &st) {
                  std::vector<Value *>(p.access.indices.size(), c64(0)),
                  std::vector<Value *>(p.access.indices.size(), nullptr),
                  std::vector<int64_t>(p.access.indices.size(), 0),
+                 {},
                  false,
                  0.0,
                  computes ? &*p.computed : nullptr,

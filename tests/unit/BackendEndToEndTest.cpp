@@ -583,9 +583,17 @@ TEST(BackendEndToEnd, TiledReductionsStartAtTheIdentityInTheirFirstStage) {
       "  y[m, j] max= A[m, k, j];\n"
       "  schedule { map maxacc16; tile L1: k 3; }\n"
       "}\n"
+      // k on the lanes, in blocks of 32 (33 = 32 + 1) outside the register tiles: the lanes
+      // of the remainder block, whose begin is a constant other than 0, are folded onto what
+      // the first block stored, not over it.
+      "kernel gl<M, N, K>(A: f32[M, K], B: f32[N, K]) -> (C: f32[M, N]) {\n"
+      "  C[m, n] += A[m, k] * B[n, k];\n"
+      "  schedule { map fma16v; tile L3: k 32, m 8, n 4; tile ZMM: k 32, m 4, n 4; }\n"
+      "}\n"
       "instance gemm = g<37, 45, 100>;\ninstance conv = c<5, 9, 11, 7, 3, 3>;\n"
-      "instance rowmax = rm<9, 10, 19>;\ninstance conv2 = c2<5, 9, 11, 7, 3, 3>;\n";
-  for (const char *instance : {"gemm", "conv", "rowmax", "conv2"}) {
+      "instance rowmax = rm<9, 10, 19>;\ninstance conv2 = c2<5, 9, 11, 7, 3, 3>;\n"
+      "instance lanes = gl<8, 4, 33>;\n";
+  for (const char *instance : {"gemm", "conv", "rowmax", "conv2", "lanes"}) {
     SCOPED_TRACE(instance);
     Compiled c;
     ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c));
