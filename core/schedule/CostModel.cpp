@@ -63,6 +63,12 @@ struct LevelLoad {
   std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
   // Bytes of each input on the level's path that the level reads from memory: (operand, bytes).
   std::vector<std::pair<size_t, double>> inputBytes;
+  // Lines that inputs read in place fetch again as demand misses, their rows evicting each
+  // other in a few sets (conflictMissBytes): each waits the latency of the memory outside,
+  // and the next contends for the same set, so they do not overlap. A TN GEMM's A read 256
+  // rows 30 KiB apart (two sets of a 12-way L1) ran at 0.44 of the same tile packed, ~31 cycles
+  // per row; the latency of L2 alone is 14.
+  double conflictLines = 0;
 };
 
 // How an input's reads from memory run: the contiguous bytes a run covers, and how many runs
@@ -188,7 +194,8 @@ private:
         lc.bytes += operandTraffic(kernel_, c_, o, l).totalBytes;
         continue;
       }
-      double conflicts = conflictMissBytes(o, l);
+      bool demand = false;
+      double conflicts = conflictMissBytes(o, l, demand);
       double elemBytes = ir::elemTypeBytes(stagedType(kernel_, p));
       double bytes =
           double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l]))) * elemBytes;
@@ -208,6 +215,11 @@ private:
       Traffic traffic = operandTraffic(kernel_, c_, o, l);
       if (!load.stagedRegisters.empty() && load.stagedRegisters.back().first == &p)
         load.stagedRegisters.back().second *= traffic.loads;
+      // Only the fetches beyond the operand's own traffic are refetches; the first fetch of a
+      // line waits as any read does.
+      if (demand && conflicts > traffic.totalBytes)
+        load.conflictLines += (conflicts - traffic.totalBytes) /
+                              double(target_.memories[size_t(lv.memory)].lineBytes);
       traffic.totalBytes = std::max(traffic.totalBytes, conflicts);
       lc.bytes += traffic.totalBytes;
       if (!p.output)
@@ -229,10 +241,12 @@ private:
   // lines do not stay for the next register tile, and every visit of one fetches them again from
   // the level outside; where the rows cycle within each reduction step (the reduction along
   // them), the lines evict each other before their next element, and every access fetches one.
-  // Those bytes; 0 when the rows fit their sets. A 16-row tile of an LSTM's X (rows 4 KiB
-  // apart, L1 of 12 ways) ran 2.3x slower than an 8-row one that the model rated alike, and a
-  // TN GEMM's A read 32 rows 16 KiB apart 1.8x slower than packed.
-  double conflictMissBytes(size_t o, size_t l) const {
+  // Those bytes; 0 when the rows fit their sets. `demand`: the fetches are demand misses that
+  // wait in turn (the reduction moves along or across the rows), not a stream. A 16-row tile of an
+  // LSTM's X (rows 4 KiB apart, L1 of 12 ways) ran 2.3x slower than an 8-row one that the model
+  // rated alike, and a TN GEMM's A read 32 rows 16 KiB apart 1.8x slower than packed.
+  double conflictMissBytes(size_t o, size_t l, bool &demand) const {
+    demand = false;
     const OperandPlacement &p = c_.operands[o];
     const Level &lv = c_.levels[l];
     size_t regs = c_.levels.size() - 1;
@@ -241,9 +255,13 @@ private:
         !p.path.empty() &&
         (p.path.back() == int(l) ||
          (p.path.back() == int(regs) && p.path.size() >= 2 && p.path[p.path.size() - 2] == int(l)));
-    if (p.output || p.tensor < 0 || p.staged[l] || lv.registers || lv.softwareManaged ||
-        !c_.levels[regs].registers || !readFromL || mem.ways == 0 || mem.lineBytes == 0 ||
-        mem.sizeBytes < uint64_t(mem.ways) * mem.lineBytes)
+    // A tile packed further out is read from its pack's panels, not from the tensor's rows.
+    bool packedOutside = false;
+    for (size_t j = 0; j < l; ++j)
+      packedOutside = packedOutside || p.staged[j];
+    if (p.output || p.tensor < 0 || p.staged[l] || packedOutside || lv.registers ||
+        lv.softwareManaged || !c_.levels[regs].registers || !readFromL || mem.ways == 0 ||
+        mem.lineBytes == 0 || mem.sizeBytes < uint64_t(mem.ways) * mem.lineBytes)
       return 0;
     const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
     std::vector<int64_t> box = tileFootprint(s_, p.access, c_.vindices, c_.tiles[regs]);
@@ -284,9 +302,26 @@ private:
       double access =
           p.scalar ? double(elemBytes)
                    : std::min(run, double(std::max<uint32_t>(c_.levels[regs].registerBytes, 1)));
+      demand = true;
       return visits * rows * std::ceil(run / access) * double(line);
     }
-    return visits * rows * std::ceil(run / double(line)) * double(line);
+    // The reduction steps from row to row, a page or more apart: no prefetcher follows, and
+    // each row's lines are demand misses.
+    demand = reduces(rowDim) && rowStride >= kPageBytes;
+    return visits * rows * linesTouched(run, double(line)) * double(line);
+  }
+
+  // The lines a run of `run` bytes touches, on average over register tiles that start one run
+  // after another along a row: 12 floats (48 B) straddle two 64-byte lines in three tiles of
+  // four.
+  static double linesTouched(double run, double line) {
+    int64_t r = int64_t(run), ln = int64_t(line);
+    if (r <= 0 || ln <= 0)
+      return 0;
+    int64_t period = ln / std::gcd(r, ln), lines = 0;
+    for (int64_t j = 0; j < period; ++j)
+      lines += (j * r % ln + r + ln - 1) / ln;
+    return double(lines) / double(period);
   }
 
   // One register group per instruction operand instance: every accumulator of the register
@@ -349,7 +384,9 @@ private:
     double rate = bw * (privateLevel ? coresUsed_ : 1);
     lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l, load);
     double copied = bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate) : 0;
-    m_.serial += copied;
+    m_.serial += std::max(copied, packSourceCycles(l));
+    if (int parent = target_.memories[size_t(lv.memory)].parent; parent >= 0)
+      m_.serial += load.conflictLines * target_.memories[size_t(parent)].latencyCycles / coresUsed_;
     double moveLatency = 0;
     for (const auto &p : c_.operands)
       if (p.staged[l])
@@ -374,6 +411,47 @@ private:
       m_.slowest = Bound::Bandwidth;
       m_.slowestAt = lv.memory;
     }
+  }
+
+  // Bytes per cycle a pack's loop reads into level l, filled at `bw` (its parent's bandwidth)
+  // per core: a core streams from a memory that states its misses in flight at no more than
+  // misses x line / latency (Little's law: 24 x 64 B / 400 cycles is 13.8 GB/s at 3.6 GHz,
+  // where this machine's core reads 12.8 from DRAM), and DRAM's bandwidth is the socket's.
+  double packRate(size_t l, double bw) const {
+    const hw::Memory &mem = target_.memories[size_t(c_.levels[l].memory)];
+    if (l == 0 || mem.parent < 0 || bw <= 0)
+      return bw;
+    const hw::Memory &from = target_.memories[size_t(mem.parent)];
+    double rate = bw * (from.parent >= 0 ? coresUsed_ : 1);
+    if (from.misses > 0 && from.latencyCycles > 0 && mem.lineBytes > 0)
+      rate = std::min(rate, coresUsed_ * double(from.misses) * double(mem.lineBytes) /
+                                from.latencyCycles);
+    return rate;
+  }
+
+  // A pack into level l is a loop of the core's own: it reads its tile as fast as the slowest
+  // level the tile comes through, from where it was last kept, and nothing overlaps it:
+  // packing a read-once B (8 x 6144 x 1536) from DRAM costs the whole matrix at DRAM's rate,
+  // not at the rate of the cache it is packed into.
+  double packSourceCycles(size_t l) const {
+    double cycles = 0;
+    for (size_t o = 0; o < c_.operands.size(); ++o) {
+      const OperandPlacement &p = c_.operands[o];
+      if (!p.staged[l] || p.staging[l].kind != Staging::Kind::Pack)
+        continue;
+      // The tiles' bytes, without the pack level's gather slots (copied, in addMovement).
+      double slowest = 0;
+      for (int j : p.path) {
+        if (j < 1 || size_t(j) > l)
+          continue;
+        double rate = packRate(size_t(j), c_.levels[size_t(j)].bandwidthBytesPerCycle);
+        Traffic t = operandTraffic(kernel_, c_, o, size_t(j));
+        if (rate > 0)
+          slowest = std::max(slowest, t.loads * t.tileBytes / rate);
+      }
+      cycles += slowest;
+    }
+    return cycles;
   }
 
   // Reads from a memory that describes its misses in flight (a cache filled from DRAM) that

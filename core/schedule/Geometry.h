@@ -19,6 +19,10 @@ namespace isam::schedule {
 
 int64_t roundUp(int64_t x, int64_t multiple);
 
+// Rows this many bytes apart or more lie on separate pages, where the CPUs' prefetchers stop:
+// reads that step from row to row are demand misses.
+constexpr int64_t kPageBytes = 4096;
+
 // Whether a box of `size` values of a fused virtual index, whose begin is a multiple of `align`
 // (0: the begin is 0), stays within one run of its innermost statement index (`run` values):
 // then its points are that run's values, contiguous, and a register tile over it never wraps a

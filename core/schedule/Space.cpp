@@ -142,23 +142,27 @@ std::vector<int> operandDims(const hw::Instruction &instr, size_t o, const Confi
   return dims;
 }
 
-// An input whose rows lie a page or more apart and are walked by a reduction index is packed
-// too (contiguously, in its own layout): the reduction runs long in the register tile, so a
-// strided tile would touch a new page and prefetch stream at every step.
-bool hasFarReductionRows(const ir::Kernel &kernel, const ir::Statement &s,
-                         const OperandPlacement &p) {
+// Which rows of an input lie a page or more apart: those walked by a reduction index are
+// packed (contiguously, in its own layout), since the reduction runs long in the register tile
+// and a strided tile would touch a new page and prefetch stream at every step; those walked by
+// a spatial index only (a GEMM's A along m, K a page long) may be packed, where a register
+// tile's rows would share a cache set beyond its ways.
+enum class FarRows { None, Spatial, Reduction };
+
+FarRows farRows(const ir::Kernel &kernel, const ir::Statement &s, const OperandPlacement &p) {
   const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
   int64_t stride = 1;
-  bool farRows = false;
+  FarRows far = FarRows::None;
   for (size_t d = t.shape.size(); d-- > 0;) {
     bool reductionRow = false;
     for (auto [i, coef] : p.access.indices[d].terms)
       reductionRow = reductionRow || s.indices[size_t(i)].reduction;
-    if (d + 1 < t.shape.size() && reductionRow && stride * ir::elemTypeBytes(t.type) >= 4096)
-      farRows = true;
+    if (d + 1 < t.shape.size() && t.shape[d] > 1 &&
+        stride * ir::elemTypeBytes(t.type) >= kPageBytes)
+      far = reductionRow ? FarRows::Reduction : std::max(far, FarRows::Spatial);
     stride *= t.shape[d];
   }
-  return farRows;
+  return far;
 }
 
 // Operand placement: staged where software-managed (inputs are read from registers at the
@@ -223,7 +227,7 @@ OperandPlacement placeOperand(const ir::Kernel &kernel, const ir::Statement &s,
     }
   }
   if (!p.layoutChange && !p.output && p.tensor >= 0 && innermostCache > 0 &&
-      !p.staged[innermostCache] && hasFarReductionRows(kernel, s, p)) {
+      !p.staged[innermostCache] && farRows(kernel, s, p) == FarRows::Reduction) {
     p.staged[innermostCache] = true;
     p.staging[innermostCache] = {Staging::Kind::Pack};
   }
@@ -274,12 +278,20 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
   k.doubleBuffered.assign(k.levels.size(), false);
   for (size_t l = 0; l < k.levels.size(); ++l)
     k.doubleBuffered[l] = k.levels[l].softwareManaged && !k.levels[l].registers;
-  addOptions(target);
+  // Inputs read in place whose far rows a spatial index walks may be packed at a cache level.
+  std::vector<bool> mayPack(k.operands.size(), false);
+  for (size_t o = 0; o < k.operands.size(); ++o) {
+    const OperandPlacement &p = k.operands[o];
+    bool staged = std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end();
+    mayPack[o] = p.tensor >= 0 && !p.output && !p.layoutChange && !p.computed && !staged &&
+                 farRows(kernel, s, p) == FarRows::Spatial;
+  }
+  addOptions(target, mayPack);
   addPins(pins);
   addKnobs();
 }
 
-void Space::addOptions(const hw::Target &target) {
+void Space::addOptions(const hw::Target &target, const std::vector<bool> &mayPack) {
   const Config &k = skeleton_;
   for (const auto &v : k.vindices)
     tileOptions_.push_back(tileOptionsOf(v));
@@ -293,24 +305,32 @@ void Space::addOptions(const hw::Target &target) {
   for (size_t v = 0; v < k.vindices.size() && threads; ++v)
     if (!k.vindices[v].reduction)
       parallelOptions_.push_back(int(v));
-  // An input packed at a cache level may be packed at any cache level on its path.
+  // An input packed at a cache level may be packed at any cache level on its path; one that
+  // may be packed, read in place first, at any of them.
   for (size_t o = 0; o < k.operands.size(); ++o) {
     const OperandPlacement &p = k.operands[o];
-    std::vector<int> levels;
+    PackOption option{o, kNoPack, {}, false};
     for (size_t j = p.path.size(); j-- > 1;) {
       size_t l = size_t(p.path[j]);
-      if (p.staged[l] && p.staging[l].kind == Staging::Kind::Pack)
-        levels.insert(levels.begin(), int(l));
-      else if (!levels.empty() && !k.levels[l].softwareManaged)
-        levels.push_back(int(l));
+      const Level &lv = k.levels[l];
+      if (p.staged[l] && p.staging[l].kind == Staging::Kind::Pack) {
+        option.from = int(l);
+        option.levels.insert(option.levels.begin(), int(l));
+      } else if ((option.from != kNoPack || mayPack[o]) && !lv.softwareManaged && !lv.registers) {
+        option.levels.push_back(int(l));
+      }
     }
-    // A pack made only because the tensor's rows lie far apart (no layout change, nothing
-    // computed) may also be left out: where the reads stream along the rows anyway, the copy
-    // only costs (a GEMM with a few rows of A reads each element of B a few times).
-    if (!levels.empty() && !p.layoutChange && !p.computed)
-      levels.push_back(kNoPack);
-    if (levels.size() > 1)
-      packOptions_.push_back({o, levels});
+    if (mayPack[o] && !option.levels.empty()) {
+      option.levels.insert(option.levels.begin(), kNoPack);
+    } else if (option.from != kNoPack && !p.layoutChange && !p.computed) {
+      // A pack made only because the tensor's rows lie far apart (no layout change, nothing
+      // computed) may also be left out: where the reads stream along the rows anyway, the
+      // copy only costs (a GEMM with a few rows of A reads each element of B a few times).
+      option.levels.push_back(kNoPack);
+      option.boundedInPlace = true;
+    }
+    if (option.levels.size() > 1)
+      packOptions_.push_back(std::move(option));
   }
 }
 
@@ -390,8 +410,8 @@ void Space::addKnobs() {
   for (size_t l = 0; l < nl; ++l)
     knobs_.push_back({"order " + k.levels[l].name, pinnedOrder_[l] ? 1 : orderOptions_[l].size()});
   knobs_.push_back({"parallel", pinnedParallel_ ? 1 : parallelOptions_.size()});
-  for (const auto &[o, levels] : packOptions_)
-    knobs_.push_back({"pack operand " + std::to_string(o), levels.size()});
+  for (const PackOption &option : packOptions_)
+    knobs_.push_back({"pack operand " + std::to_string(option.operand), option.levels.size()});
 }
 
 size_t Space::tileKnob(size_t level, size_t v) const {
@@ -416,13 +436,14 @@ static int64_t registerReads(const Config &c, const OperandPlacement &p) {
   return reads;
 }
 
-// An input whose pack is optional is read in place when the register tiles read each element
-// at most this often. A pack pays for its copy (a load and a store per element) by reuse, and
-// spares reused reads of rows a page apart their TLB misses and cache conflicts; read a few
-// times, the copy costs more than it saves. Measured on this repository's x86 hosts: B of
-// 32 x 7680 x 2560 (4 reads) ran 1.7x faster in place, A of TN 1760 x 7000 x 1760 (219 reads)
-// 1.2x slower.
-constexpr int64_t kMaxReadsInPlace = 4;
+// An input packed for rows the reduction walks a page apart is read in place only when the
+// register tiles read each element at most this often. A pack pays for its copy (a load and a
+// store per element) by reuse, and spares reused reads of rows a page apart their TLB misses and
+// cache conflicts, which the cost model does not see (it has no TLB). Measured on this
+// repository's x86 host with the packs' loops in the source's order: B of 8 x 6144 x 1536 (read
+// once) ran 1.1x faster in place than packed at L1; A of TN 7680 x 64 x 2560 (2 reads) 2.2x
+// slower, B of 32 x 7680 x 2560 (3 reads) 1.4x slower.
+constexpr int64_t kMaxReadsInPlace = 1;
 
 Config Space::decode(const std::vector<size_t> &point) const {
   Config c = skeleton_;
@@ -450,20 +471,20 @@ Config Space::decode(const std::vector<size_t> &point) const {
   c.parallel = pinnedParallel_ ? *pinnedParallel_
                                : parallelOptions_[point[base + nl] % parallelOptions_.size()];
   for (size_t j = 0; j < packOptions_.size(); ++j) {
-    const auto &[o, levels] = packOptions_[j];
-    size_t from = size_t(levels.front());
-    int to = levels[point[base + nl + 1 + j] % levels.size()];
-    OperandPlacement &p = c.operands[o];
-    if (int(from) == to || (to == kNoPack && registerReads(c, p) > kMaxReadsInPlace))
+    const PackOption &option = packOptions_[j];
+    int to = option.levels[point[base + nl + 1 + j] % option.levels.size()];
+    OperandPlacement &p = c.operands[option.operand];
+    if (to == option.from ||
+        (to == kNoPack && option.boundedInPlace && registerReads(c, p) > kMaxReadsInPlace))
       continue;
-    if (to == kNoPack) {
-      p.staged[from] = false;
-      p.staging[from] = {};
-      continue;
+    if (option.from != kNoPack) {
+      p.staged[size_t(option.from)] = false;
+      p.staging[size_t(option.from)] = {};
     }
-    p.staged[from] = false;
-    p.staged[size_t(to)] = true;
-    std::swap(p.staging[from], p.staging[size_t(to)]);
+    if (to != kNoPack) {
+      p.staged[size_t(to)] = true;
+      p.staging[size_t(to)] = {Staging::Kind::Pack};
+    }
   }
   return c;
 }
@@ -537,7 +558,19 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
             p[tileKnob(l, v)] = nearest(v, reg * grow);
           }
         }
-        seeds.push_back(std::move(p));
+        seeds.push_back(p);
+        // With a long reduction, also every pack one level further out (the libraries pack
+        // the reduction's panels for L2 and L3): one-knob moves rarely reach it from the
+        // innermost pack, as the tiles that pay for it change with it.
+        bool moved = false;
+        for (size_t j = 0; j < packOptions_.size() && reduction >= 128; ++j)
+          if (packOptions_[j].from != kNoPack && packOptions_[j].levels.size() > 1 &&
+              packOptions_[j].levels[1] != kNoPack) {
+            p[(nl - 1) * nv + nl + 1 + j] = 1;
+            moved = true;
+          }
+        if (moved)
+          seeds.push_back(std::move(p));
       }
   return seeds;
 }

@@ -46,7 +46,7 @@ public:
 
 private:
   // The constructor's steps after the skeleton Config: options per knob, the pins, the knobs.
-  void addOptions(const hw::Target &target);
+  void addOptions(const hw::Target &target, const std::vector<bool> &mayPack);
   void addPins(const Pins &pins);
   void addKnobs();
 
@@ -54,13 +54,19 @@ private:
   std::vector<std::vector<int64_t>> tileOptions_;           // per virtual index
   std::vector<std::vector<std::vector<int>>> orderOptions_; // per level: permutations
   std::vector<int> parallelOptions_;
-  // Per packed input: the operand and the cache levels its pack may go to, innermost first,
-  // then kNoPack where it may also be read in place (when the register tiles read each element
-  // at most a few times: kMaxReadsInPlace in Space.cpp). Packed where its tile is reused most,
-  // the copy is paid once for many register tiles, as BLAS libraries pack B for the L3 block and A
-  // for the L2 block.
+  // Per input that is or may be packed: the cache levels its pack may go to, kNoPack where it
+  // may be read in place. Packed where its tile is reused most, the copy is paid once for many
+  // register tiles, as BLAS libraries pack B for the L3 block and A for the L2 block.
   static constexpr int kNoPack = -1;
-  std::vector<std::pair<size_t, std::vector<int>>> packOptions_;
+  struct PackOption {
+    size_t operand;
+    int from; // where the skeleton packs it (kNoPack: read in place)
+    std::vector<int> levels;
+    // Read in place only when the register tiles read each element at most a few times
+    // (kMaxReadsInPlace in Space.cpp): a pack made for rows the reduction walks far apart.
+    bool boundedInPlace;
+  };
+  std::vector<PackOption> packOptions_;
   std::vector<Knob> knobs_;
   // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then
   // parallel, then the level of each pack.
