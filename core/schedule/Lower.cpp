@@ -59,15 +59,21 @@ struct Lowerer {
 };
 
 // A stage directly inside loops that do not move its operand's tile is hoisted out of them:
-// the tile stays in place across those loops, as the cost model counts it.
+// the tile stays in place across those loops, as the cost model counts it. Out of the parallel
+// loop only an input's pack into a cache, which the threads then share read-only (BLIS's
+// B panel, packed once per block of the reduction for every block of M): a thread's own
+// copy would be packed again for each of its trips.
 void hoistStages(Node &n, const Config &c, const std::vector<Buffer> &buffers) {
   for (auto &x : n.body)
     hoistStages(x, c, buffers);
   for (auto &x : n.body) {
-    while (x.kind == Node::Kind::Loop && !x.parallel && x.body.size() == 1 &&
+    while (x.kind == Node::Kind::Loop && x.body.size() == 1 &&
            x.body[0].kind == Node::Kind::Stage) {
       const Buffer &b = buffers[x.body[0].buffer];
-      if (touches(c.operands[b.operand].access, c.vindices[x.v]))
+      const OperandPlacement &p = c.operands[b.operand];
+      bool shared = !p.output && p.staging[b.level].kind == Staging::Kind::Pack &&
+                    !c.levels[b.level].softwareManaged;
+      if (touches(p.access, c.vindices[x.v]) || (x.parallel && !shared))
         break;
       Node stage = std::move(x.body[0]);
       Node loop = std::move(x);

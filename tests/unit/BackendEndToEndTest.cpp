@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -656,6 +657,36 @@ TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
 }
 
 // ---- threads ------------------------------------------------------------------------------
+
+// An input's pack that the parallel loop does not move is hoisted out of it: the threads share
+// one panel, packed once (BLIS's B, packed per block of the reduction for all of M). Odd sizes,
+// the last blocks partial, on 1 to 3 threads.
+TEST(BackendEndToEnd, APanelSharedByTheThreadsIsPackedOnce) {
+  Case c = text("panel", "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                         "  C[m, n] += A[m, k] * B[k, n];\n"
+                         "  schedule { tile L3: n 64, m 48, k 64; tile L1: n 32, m 8; "
+                         "order DRAM: n, k, m; parallel: m; }\n"
+                         "}\n"
+                         "instance panel = g<101, 1030, 75>;\n");
+  Compiled k;
+  ASSERT_NO_FATAL_FAILURE(compile(c, k));
+  // The stage of B sits above the parallel loop.
+  const schedule::StatementSchedule &ss = k.schedule.statements.at(0);
+  std::function<bool(const schedule::Node &, bool)> sharedPack = [&](const schedule::Node &n,
+                                                                     bool inStage) {
+    if (n.kind == schedule::Node::Kind::Loop && n.parallel)
+      return inStage;
+    bool stage = n.kind == schedule::Node::Kind::Stage &&
+                 ss.config.operands[size_t(ss.buffers[size_t(n.buffer)].operand)].tensor == 1;
+    for (const auto &x : n.body)
+      if (sharedPack(x, inStage || stage))
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(sharedPack(ss.root, false)) << k.describe();
+  for (int threads : {1, 2, 3})
+    ASSERT_NO_FATAL_FAILURE(runAndCompare(k, threads));
+}
 
 TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
   // A batch of 7 (prime) products, the batch loop pinned parallel: 1, 2 and 3 threads get
