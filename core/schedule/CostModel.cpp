@@ -143,6 +143,7 @@ public:
     overfull = -1;
     if (std::string why = writeBackProblem(); !why.empty())
       return invalid(why);
+    pathTraffic_.assign(c_.operands.size(), std::vector<Traffic>(c_.levels.size()));
     if (c_.parallel >= 0)
       coresUsed_ = parallelSpeedup(c_, int(target_.cores));
     for (size_t l = 1; l < c_.levels.size(); ++l) {
@@ -213,6 +214,7 @@ private:
         load.footprint += bytes * (doubleBuffered_[l] && p.staged[l] ? 2 : 1);
       }
       Traffic traffic = operandTraffic(kernel_, c_, o, l);
+      pathTraffic_[o][l] = traffic;
       if (!load.stagedRegisters.empty() && load.stagedRegisters.back().first == &p)
         load.stagedRegisters.back().second *= traffic.loads;
       // Only the fetches beyond the operand's own traffic are refetches; the first fetch of a
@@ -445,7 +447,7 @@ private:
         if (j < 1 || size_t(j) > l)
           continue;
         double rate = packRate(size_t(j), c_.levels[size_t(j)].bandwidthBytesPerCycle);
-        Traffic t = operandTraffic(kernel_, c_, o, size_t(j));
+        const Traffic &t = pathTraffic_[o][size_t(j)];
         if (rate > 0)
           slowest = std::max(slowest, t.loads * t.tileBytes / rate);
       }
@@ -659,6 +661,9 @@ private:
   const hw::Instruction &instr_;
   double coresUsed_ = 1;
   Movement m_;
+  // Each operand's traffic at each level on its path, as loadOf found it (packSourceCycles
+  // reads the levels outside a pack).
+  std::vector<std::vector<Traffic>> pathTraffic_;
   Cost cost_;
 };
 

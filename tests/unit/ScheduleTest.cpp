@@ -599,6 +599,13 @@ struct GemmConfig {
         c.tiles[l][v] = name == "n" ? n : name == "m" ? m : k;
       }
   }
+  // The cost of the Config with that register tile under `model`, which must be valid.
+  schedule::Cost costWith(const schedule::AnalyticalModel &model, int64_t n, int64_t m, int64_t k) {
+    setRegisterTile(n, m, k);
+    schedule::Cost cost = model.evaluate(c);
+    EXPECT_TRUE(cost.valid) << cost.invalidReason;
+    return cost;
+  }
 };
 
 GemmConfig gemmConfig(const std::string &sizes) {
@@ -621,9 +628,7 @@ TEST(ScheduleGemm, AccumulatorsJustAtTheLatencyLimitCostMoreOnACpu) {
   ASSERT_GE(g.c.mapping, 0);
   schedule::AnalyticalModel model(g.kernel(), *g.s.target, g.maps[0]);
   auto computeCycles = [&](int64_t rows) {
-    g.setRegisterTile(32, rows, 128);
-    schedule::Cost cost = model.evaluate(g.c);
-    EXPECT_TRUE(cost.valid) << cost.invalidReason;
+    schedule::Cost cost = g.costWith(model, 32, rows, 128);
     EXPECT_EQ(cost.accumulators, 2 * rows);
     return cost.computeCycles;
   };
@@ -648,9 +653,7 @@ TEST(ScheduleGemm, LoadsNearTheArithmeticsLimitCostMoreOnACpu) {
   ASSERT_GE(g.c.mapping, 0);
   schedule::AnalyticalModel model(g.kernel(), *g.s.target, g.maps[0]);
   auto cycles = [&](int64_t columns) {
-    g.setRegisterTile(columns, 8, 128);
-    schedule::Cost cost = model.evaluate(g.c);
-    EXPECT_TRUE(cost.valid) << cost.invalidReason;
+    schedule::Cost cost = g.costWith(model, columns, 8, 128);
     EXPECT_EQ(cost.bound, schedule::Bound::Compute);
     return cost.cycles;
   };
@@ -673,9 +676,7 @@ TEST(ScheduleGemm, RowsThatShareACacheSetBeyondItsWaysAreFetchedAgain) {
   schedule::AnalyticalModel withWays(g.kernel(), *g.s.target, g.maps[0]),
       without(g.kernel(), direct, g.maps[0]);
   auto intoL1 = [&](schedule::AnalyticalModel &model, int64_t rows) {
-    g.setRegisterTile(16, rows, 128);
-    schedule::Cost cost = model.evaluate(g.c);
-    EXPECT_TRUE(cost.valid) << cost.invalidReason;
+    schedule::Cost cost = g.costWith(model, 16, rows, 128);
     for (const auto &lc : cost.levels)
       if (lc.memory == l1)
         return lc.bytes;
