@@ -65,11 +65,14 @@ struct State {
 };
 
 // The range of each statement index over a box: lo and hi as values, with a static bound on
-// the count (exact when `exact`).
+// the count (exact when `exact`). The innermost index of a fused run laid out linearly (`run`)
+// may count past its extent: its box's points are the run's values from the box's begin on,
+// which address every access as they would wrapped, the run being contiguous in each.
 struct IndexRanges {
   std::vector<Value *> lo, hi;
   std::vector<int64_t> maxCount;
   std::vector<bool> exact;
+  std::vector<bool> run;
 };
 
 // One dimension of a staged buffer's layout: a whole access dimension, or the blocks of a
@@ -184,7 +187,7 @@ private:
   // emitStage's steps: the range of each statement index over the box, the buffer over the
   // access's bounding box (its shape, layout and allocation), the guards that keep a write-back
   // inside the box, and the copies between the buffer and the holder outside.
-  IndexRanges stageIndexRanges(const State &st);
+  IndexRanges stageIndexRanges(const State &st, bool registers);
   void rangeWithinOneRun(const std::vector<int> &group, Value *begin, int64_t size,
                          IndexRanges &ranges);
   void rangeMayWrap(const std::vector<int> &group, Value *begin, int64_t size, IndexRanges &ranges);
@@ -789,10 +792,15 @@ bool Generator::withinOneRun(const State &st, size_t v) const {
          schedule::withinOneRun(st.size[v], st.align[v], s_->indices[size_t(group.back())].extent);
 }
 
-IndexRanges Generator::stageIndexRanges(const State &st) {
+// A register buffer lays a fused run out linearly, from the box's begin, even where the box
+// wraps a row: every vector of the tile then sits at a constant place, and LLVM keeps the tile
+// in registers (a bounding box's places would move with the begin). Other buffers take the
+// bounding box of a box that may wrap.
+IndexRanges Generator::stageIndexRanges(const State &st, bool registers) {
   size_t indices = s_->indices.size();
   IndexRanges ranges{std::vector<Value *>(indices, c64(0)), std::vector<Value *>(indices, c64(0)),
-                     std::vector<int64_t>(indices, 1), std::vector<bool>(indices, true)};
+                     std::vector<int64_t>(indices, 1), std::vector<bool>(indices, true),
+                     std::vector<bool>(indices, false)};
   for (size_t v = 0; v < c_->vindices.size(); ++v) {
     const auto &group = c_->vindices[v].stmtIndices;
     int64_t size = st.size[v];
@@ -803,9 +811,10 @@ IndexRanges Generator::stageIndexRanges(const State &st) {
       ranges.maxCount[index] = size;
       continue;
     }
-    if (withinOneRun(st, v))
+    if (registers || withinOneRun(st, v)) {
       rangeWithinOneRun(group, st.begin[v], size, ranges);
-    else
+      ranges.run[size_t(group.back())] = true;
+    } else
       rangeMayWrap(group, st.begin[v], size, ranges);
   }
   return ranges;
@@ -823,13 +832,15 @@ std::vector<int64_t> Generator::stageBoundingBox(const schedule::OperandPlacemen
   for (size_t d = 0; d < dims; ++d) {
     const ir::Affine &a = p.access.indices[d];
     Value *low = c64(a.constant), *high = c64(a.constant);
-    bool dimExact = true;
+    bool dimExact = true, run = false;
     for (auto [i, coef] : a.terms) {
       low = add(low, mul(coef > 0 ? ranges.lo[size_t(i)] : ranges.hi[size_t(i)], c64(coef)));
       high = add(high, mul(coef > 0 ? ranges.hi[size_t(i)] : ranges.lo[size_t(i)], c64(coef)));
       dimExact = dimExact && ranges.exact[size_t(i)];
+      run = run || ranges.run[size_t(i)];
     }
-    shape[d] = std::min(shape[d], tensor.shape[d]);
+    if (!run)
+      shape[d] = std::min(shape[d], tensor.shape[d]);
     staged.holder.lo.push_back(low);
     staged.count[d] = dimExact ? c64(shape[d]) : add(sub(high, low), c64(1));
   }
@@ -931,11 +942,12 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   return staged;
 }
 
-// Whether a register buffer's innermost dimension is the instruction's lanes, one statement
-// index with unit stride, of a static count: then it can be padded to whole vectors.
+// Whether a register buffer's innermost dimension is the instruction's lanes (the innermost
+// index of fused ones, which a register buffer lays out linearly) with unit stride, of a static
+// count: then it can be padded to whole vectors.
 bool Generator::padsToWholeVectors(const schedule::OperandPlacement &p, const StagedBuffer &staged,
                                    size_t inner) const {
-  if (laneV_ < 0 || laneWidth_ <= 1 || c_->vindices[size_t(laneV_)].stmtIndices.size() != 1)
+  if (laneV_ < 0 || laneWidth_ <= 1)
     return false;
   const ir::Affine &a = p.access.indices[inner];
   return a.terms.size() == 1 && a.terms[0].first == laneStmt_ && a.terms[0].second == 1 &&
@@ -1228,8 +1240,8 @@ void Generator::emitStage(const Node &n, State &st) {
   size_t operand = size_t(buf.operand);
   const schedule::OperandPlacement &p = c_->operands[operand];
   const ir::Tensor &tensor = k_.tensors[size_t(p.tensor)];
-  IndexRanges ranges = stageIndexRanges(st);
   bool registers = c_->levels[size_t(buf.level)].registers;
+  IndexRanges ranges = stageIndexRanges(st, registers);
   std::vector<WriteBackGuard> guards = writeBackGuards(p, ranges);
   // A guarded write-back copies element by element, which whole vectors cannot follow.
   StagedBuffer staged = stagedBuffer(buf, p, tensor, ranges, registers && guards.empty());
@@ -1280,7 +1292,8 @@ void Generator::emitStage(const Node &n, State &st) {
   st.stacks[operand].push_back(staged.holder);
   State outerRuns = st;
   for (size_t v = 0; v < c_->vindices.size(); ++v)
-    if (withinOneRun(st, v)) {
+    if (c_->vindices[v].stmtIndices.size() > 1 &&
+        ranges.run[size_t(c_->vindices[v].stmtIndices.back())]) {
       st.runBegin[v] = st.begin[v];
       for (int i : c_->vindices[v].stmtIndices)
         st.runLo[size_t(i)] = ranges.lo[size_t(i)];

@@ -687,31 +687,6 @@ Cost AnalyticalModel::evaluate(const Config &config) const {
   }
 }
 
-// A register tile of accumulators whose lanes run along a fused index (h*w) that may wrap: the
-// backend lays it out as the bounding box of its statement indices, where a vector's place
-// depends on where the tile starts (it wraps rows) or its last vector is masked, so the tile
-// stays on the stack (LLVM promotes neither a variable offset nor a masked access to a
-// register) and every call loads and stores its accumulator. On MobileNet's pointwise GEMMs
-// (14 x 14, 112 x 112) that ran 3x slower than w or f on the lanes, which the model rated
-// higher. A tile that stays within one run of the innermost index (withinOneRun, as the backend
-// decides it) is a plain register tile: a GRU's gates g*j over 2560 columns, 32 at a
-// time.
-static bool accumulatorsInMemory(const ir::Statement &s, const Config &c, const OperandPlacement &p,
-                                 size_t level) {
-  if (!p.output || !p.staged[level] || p.dims.empty() || p.dims.back() < 0)
-    return false;
-  size_t v = size_t(p.dims.back());
-  const VirtualIndex &lanes = c.vindices[v];
-  if (lanes.stmtIndices.size() < 2 || lanes.instrExtent <= 1)
-    return false;
-  // The register box's begin moves by every enclosing level's tile.
-  int64_t align = 0;
-  for (size_t l = 1; l <= level; ++l)
-    align = std::gcd(align, c.tiles[l][v]);
-  return !withinOneRun(c.tiles[level][v], align,
-                       s.indices[size_t(lanes.stmtIndices.back())].extent);
-}
-
 Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand, size_t level) {
   Traffic out;
   const OperandPlacement &p = c.operands[operand];
@@ -759,11 +734,6 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   out.totalBytes = loads * out.tileBytes * (p.output ? 2 : 1);
   if (lv.registers && p.scalar && !p.output)
     out.totalBytes *= std::max(1, int(lv.registerBytes) / elemBytes);
-  if (lv.registers && accumulatorsInMemory(s, c, p, level)) {
-    // Loaded and stored around every call: two vector-wide slots each.
-    double calls = callCount(c);
-    out.totalBytes += 2 * calls * std::max<double>(lv.registerBytes, elemBytes);
-  }
   // A tile staged across a layout change (a pack, or a register tile of transposed
   // accumulators) is gathered and scattered an element at a time: each element takes a whole
   // vector-wide slot of the path.

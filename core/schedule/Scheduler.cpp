@@ -92,33 +92,12 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
   return out;
 }
 
-// Whether a candidate accumulates (a reduction) into a result whose lanes, the instruction
-// result's last dimension, run along a fused run of statement indices whose innermost extent
-// is not a whole number of vectors: every register tile of it may wrap a row, and stays in
-// memory (CostModel: accumulatorsInMemory). Where rows are whole vectors (a GRU's three gates
-// side by side, 2560 columns each), tiles that divide a row stay in registers, and the model
-// costs each tile as it is.
-bool accumulatesOnWrappingLanes(const mapping::Candidate &cand, const ir::Statement &s,
-                                const hw::Target &target) {
-  const ir::Kernel &sem = target.instructions[size_t(cand.instruction)].semantics;
-  if (sem.statements.empty())
-    return false;
-  const ir::Statement &I = sem.statements[0];
-  if (I.reduce == ir::ReduceOp::None || I.lhs.indices.empty() ||
-      I.lhs.indices.back().terms.size() != 1)
-    return false;
-  const std::string &lane = I.indices[size_t(I.lhs.indices.back().terms[0].first)].name;
-  for (const auto &b : cand.bindings)
-    if (b.instrIndex == lane)
-      return b.stmtIndices.size() > 1 &&
-             s.indices[size_t(b.stmtIndices.back())].extent % std::max<int64_t>(1, b.instrExtent) !=
-                 0;
-  return false;
-}
-
 // The mappings worth scheduling for statement `m`: full and non-degenerate, those of the
-// pinned instruction if one is pinned (E0701 when it has none), best first but those with
-// accumulators on wrapping fused lanes last, at most `considered` of them.
+// pinned instruction if one is pinned (E0701 when it has none), best first, at most
+// `considered` of them. The best of each way of binding the statement's indices goes before the
+// others: two instructions that bind alike (fma16 and fma16_mem) compile to the same code, and
+// filled the few places considered where a third binding ran faster (MobileNet's 7 x 7
+// pointwise GEMM: h*w on the lanes, behind f twice and k across lanes).
 std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pins &pin,
                                   const SourceRange &pinRange, const ir::Statement &statement,
                                   const hw::Target &target, size_t considered,
@@ -151,12 +130,12 @@ std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pin
                 "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
                     std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));
   }
-  // Accumulators on fused lanes that wrap rows are kept in memory, whatever the mapper
-  // ranked them: the other mappings go first, so that the few considered include a
-  // register-resident one (on MobileNet's 56 x 56 pointwise GEMM, w on the lanes ranked
-  // fifth, behind h*w and f, and ran 1.5x faster than both).
+  std::set<std::vector<std::vector<int>>> bindingsSeen;
   std::stable_partition(choices.begin(), choices.end(), [&](int c) {
-    return !accumulatesOnWrappingLanes(m.candidates[size_t(c)], statement, target);
+    std::vector<std::vector<int>> bound;
+    for (const auto &b : m.candidates[size_t(c)].bindings)
+      bound.push_back(b.stmtIndices);
+    return bindingsSeen.insert(bound).second;
   });
   if (choices.size() > considered)
     choices.resize(considered);

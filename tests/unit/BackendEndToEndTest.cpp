@@ -609,6 +609,35 @@ TEST(BackendEndToEnd, TiledReductionsStartAtTheIdentityInTheirFirstStage) {
   }
 }
 
+// A register tile whose lanes run along fused indices (h*w) that wrap rows: laid out linearly
+// from the tile's begin, so that its vectors stay in registers, each point addressing the
+// tensors as its wrapped coordinates would. Rows of 7 and 5 columns, tiles that start inside a
+// row and end in another, a last tile partial, three indices fused, one and two threads.
+TEST(BackendEndToEnd, RegisterTilesOverFusedLanesThatWrapRowsMatchTheReference) {
+  std::string source =
+      "kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) {\n"
+      "  O[f, h, w] += P[f, c] * T[c, h, w];\n"
+      "}\n"
+      "kernel pw3<C, A, B, D, F>(T: f32[C, A, B, D], P: f32[F, C]) -> (O: f32[F, A, B, D]) {\n"
+      "  O[f, a, b, d] += P[f, c] * T[c, a, b, d];\n"
+      "}\n"
+      "instance one = pw<37, 5, 7, 19>;\ninstance wraps = pw<37, 9, 7, 19>;\n"
+      "instance small = pw<3, 3, 5, 2>;\ninstance three = pw3<11, 3, 5, 7, 13>;\n";
+  for (const char *instance : {"one", "wraps", "small", "three"}) {
+    SCOPED_TRACE(instance);
+    Compiled c;
+    ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c));
+    const schedule::Config &config = c.schedule.statements.at(0).config;
+    bool fusedLanes = false;
+    for (const auto &p : config.operands)
+      if (p.output && !p.dims.empty() && p.dims.back() >= 0)
+        fusedLanes = config.vindices[size_t(p.dims.back())].stmtIndices.size() > 1;
+    EXPECT_TRUE(fusedLanes) << "the lanes should run along fused indices\n" << c.describe();
+    ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
+    ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
+  }
+}
+
 TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
   // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
   // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over

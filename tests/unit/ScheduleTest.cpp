@@ -517,17 +517,17 @@ TEST(ScheduleGemm, TheParallelLoopIsSplitEvenly) {
   EXPECT_DOUBLE_EQ(schedule::parallelSpeedup(c, 2), 2) << describe(ks, k, *s.target);
 }
 
-TEST(ScheduleGemm, AccumulatorsOnAFusedLaneIndexAreCostedInMemory) {
-  // MobileNet's 14 x 14 pointwise GEMM: h*w on the lanes fills them best, but the backend lays
-  // its register tile of accumulators out over (h, w), where a vector's place depends on where
-  // the tile starts, so the tile lives on the stack and every FMA loads and stores its
-  // accumulator (3x slower than w or f on the lanes). The model must not choose it.
+TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
+  // MobileNet's 7 x 7 pointwise GEMM: f on the lanes (fma16 and fma16_mem, which bind alike)
+  // and k across them filled the three mappings searched; h*w on the lanes (49 columns, 77% of
+  // the lanes busy, its register tile linear in the backend) was never searched, and ran 1.5x
+  // faster than f. The best of each binding is searched first.
   Loaded s = fromText("kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) "
                       "{\n  O[f, h, w] += P[f, c] * T[c, h, w];\n}\n"
-                      "instance pw8 = pw<512, 14, 14, 512>;\n",
-                      "x86_avx512", "pw8");
+                      "instance pw14 = pw<1024, 7, 7, 1024>;\n",
+                      "x86_avx512", "pw14");
   ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("pw8");
+  const ir::Kernel &k = s.kernel("pw14");
   auto ks = s.session->schedule(k, *s.target, options());
   const auto &c = ks.statements.at(0).config;
   ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
@@ -535,8 +535,7 @@ TEST(ScheduleGemm, AccumulatorsOnAFusedLaneIndexAreCostedInMemory) {
     if (p.output) {
       ASSERT_FALSE(p.dims.empty());
       ASSERT_GE(p.dims.back(), 0);
-      EXPECT_EQ(c.vindices[size_t(p.dims.back())].stmtIndices.size(), 1u)
-          << describe(ks, k, *s.target);
+      EXPECT_EQ(c.vindices[size_t(p.dims.back())].name, "h*w") << describe(ks, k, *s.target);
     }
 }
 
