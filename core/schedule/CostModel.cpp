@@ -210,6 +210,8 @@ private:
         load.footprint += bytes;
         if (p.staged[l])
           load.stagedRegisters.push_back({&p, perInstance * instances});
+      } else if (streamsThrough(o, l)) {
+        load.footprint += streamedBytes(p);
       } else {
         load.footprint += bytes * (doubleBuffered_[l] && p.staged[l] ? 2 : 1);
       }
@@ -235,6 +237,46 @@ private:
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
     return load;
+  }
+
+  // What an input streaming through a cache holds at a time: one reduction step of its register
+  // tile (a register tile spans its reduction, which it reads a step at a time).
+  double streamedBytes(const OperandPlacement &p) const {
+    std::vector<int64_t> step = c_.tiles.back();
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      if (c_.vindices[v].reduction)
+        step[v] = std::max<int64_t>(1, c_.vindices[v].instrExtent);
+    return double(product(tileFootprint(s_, p.access, c_.vindices, step))) *
+           ir::elemTypeBytes(stagedType(kernel_, p));
+  }
+
+  // Whether input o streams through cache level l: each element of its tile is read once per
+  // visit of the tile (no index it does not depend on steps inside the tile beyond the register
+  // tile, no two indices share a dimension, as a convolution's windows do), and the traffic
+  // counts every visit (the first loop outside that steps moves along it). Its lines then need
+  // not stay, and only the register tile's share counts toward the level's capacity (one step of
+  // it): GEMV's rows of A, 10 KiB each, streamed whole through a 48 KiB L1, eight at a time.
+  bool streamsThrough(size_t o, size_t l) const {
+    const OperandPlacement &p = c_.operands[o];
+    const Level &lv = c_.levels[l];
+    size_t regs = c_.levels.size() - 1;
+    if (p.output || p.tensor < 0 || p.staged[l] || lv.registers || lv.softwareManaged ||
+        !c_.levels[regs].registers)
+      return false;
+
+    for (const auto &d : p.access.indices)
+      if (d.terms.size() > 1)
+        return false;
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      if (!touches(p.access, c_.vindices[v]) && c_.tiles[l][v] > c_.tiles[regs][v])
+        return false;
+    for (size_t j = l; j-- > 0;)
+      for (size_t k = c_.order[j].size(); k-- > 0;) {
+        size_t v = size_t(c_.order[j][k]);
+        if (tripsOf(c_, j, v) > 1)
+          return touches(p.access, c_.vindices[v]);
+      }
+    return true;
   }
 
   // An input read in place through cache level l (into a register tile, or by the instruction

@@ -527,6 +527,23 @@ std::vector<size_t> Space::heuristicPoint() const {
   return p;
 }
 
+bool Space::readsAnInputOnce(const std::vector<size_t> &point) const {
+  const Config &k = skeleton_;
+  size_t regs = k.levels.size() - 1;
+  for (const OperandPlacement &p : k.operands) {
+    if (p.output || p.tensor < 0)
+      continue;
+    bool once = true;
+    for (size_t v = 0; v < k.vindices.size() && once; ++v)
+      once = touches(p.access, k.vindices[v]) ||
+             tileOptions_[v][point[tileKnob(regs, v)] % tileOptions_[v].size()] >=
+                 k.vindices[v].extent;
+    if (once)
+      return true;
+  }
+  return false;
+}
+
 std::vector<std::vector<size_t>> Space::seedPoints() const {
   const Config &k = skeleton_;
   size_t nv = k.vindices.size(), nl = k.levels.size();
@@ -545,11 +562,13 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
   std::vector<size_t> base = heuristicPoint();
   for (int lanes : {1, 2, 3, 4})
     for (int rows : {4, 6, 8, 11, 14})
-      for (int reduction : {32, 64, 128, 256}) {
+      // 0: the whole reduction at every level, where the register tile reads an input once
+      // (GEMV's A: its rows stream start to end, and a block of k would only cut the streams).
+      for (int reduction : {32, 64, 128, 256, 0}) {
         std::vector<size_t> p = base;
         for (size_t v = 0; v < nv; ++v) {
           const VirtualIndex &vi = k.vindices[v];
-          double reg = vi.reduction         ? reduction
+          double reg = vi.reduction         ? (reduction ? reduction : double(vi.extent))
                        : vi.instrIndex >= 0 ? double(vi.instrExtent * lanes)
                                             : double(rows);
           for (size_t l = 1; l < nl; ++l) {
@@ -558,6 +577,8 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
             p[tileKnob(l, v)] = nearest(v, reg * grow);
           }
         }
+        if (reduction == 0 && !readsAnInputOnce(p))
+          continue;
         seeds.push_back(p);
         // With a long reduction, also every pack one level further out (the libraries pack
         // the reduction's panels for L2 and L3): one-knob moves rarely reach it from the

@@ -45,6 +45,9 @@ public:
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
 private:
+  // Whether at `point` the register tiles read some input's elements once each: its tile
+  // covers every index the input does not depend on.
+  bool readsAnInputOnce(const std::vector<size_t> &point) const;
   // The constructor's steps after the skeleton Config: options per knob, the pins, the knobs.
   void addOptions(const hw::Target &target, const std::vector<bool> &mayPack);
   void addPins(const Pins &pins);
