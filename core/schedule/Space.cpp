@@ -287,6 +287,8 @@ Space::Space(const ir::Kernel &kernel, const hw::Target &target,
                  farRows(kernel, s, p) == FarRows::Spatial;
   }
   addOptions(target, mayPack);
+  for (PackOption &option : packOptions_)
+    describeRows(option, kernel, s, target);
   addPins(pins);
   addKnobs();
 }
@@ -332,6 +334,31 @@ void Space::addOptions(const hw::Target &target, const std::vector<bool> &mayPac
     if (option.levels.size() > 1)
       packOptions_.push_back(std::move(option));
   }
+}
+
+void Space::describeRows(PackOption &option, const ir::Kernel &kernel, const ir::Statement &s,
+                         const hw::Target &target) const {
+  const OperandPlacement &p = skeleton_.operands[option.operand];
+  if (p.tensor < 0 || p.access.indices.empty() || p.path.empty())
+    return;
+  const ir::Affine &inner = p.access.indices.back();
+  if (inner.terms.size() != 1 || inner.terms[0].second != 1)
+    return;
+  int i = inner.terms[0].first;
+  for (size_t v = 0; v < skeleton_.vindices.size(); ++v) {
+    const auto &group = skeleton_.vindices[v].stmtIndices;
+    if (!group.empty() && group.back() == i)
+      option.innerV = int(v);
+  }
+  // Four lines of the cache the register tiles read the input from.
+  const Level &from = skeleton_.levels[size_t(p.path.back())];
+  const hw::Memory &mem =
+      target.memories[size_t(from.registers && p.path.size() >= 2
+                                 ? skeleton_.levels[size_t(p.path[p.path.size() - 2])].memory
+                                 : from.memory)];
+  int64_t elemBytes = ir::elemTypeBytes(kernel.tensors[size_t(p.tensor)].type);
+  option.innerExtent = s.indices[size_t(i)].extent;
+  option.longRunElements = elemBytes > 0 ? 4 * int64_t(mem.lineBytes) / elemBytes : 0;
 }
 
 void Space::addPins(const Pins &pins) {
@@ -441,9 +468,17 @@ static int64_t registerReads(const Config &c, const OperandPlacement &p) {
 // store per element) by reuse, and spares reused reads of rows a page apart their TLB misses and
 // cache conflicts, which the cost model does not see (it has no TLB). Measured on this
 // repository's x86 host with the packs' loops in the source's order: B of 8 x 6144 x 1536 (read
-// once) ran 1.1x faster in place than packed at L1; A of TN 7680 x 64 x 2560 (2 reads) 2.2x
-// slower, B of 32 x 7680 x 2560 (3 reads) 1.4x slower.
-constexpr int64_t kMaxReadsInPlace = 1;
+// once) ran 1.1x faster in place than packed at L1; A of TN 7680 x 64 x 2560 (2 reads of 32-byte
+// runs) 2.2x slower, B of 32 x 7680 x 2560 (3 reads) 1.4x slower, W of a GRU (4 reads of 64-byte
+// runs) 1.6x slower. Where each row's run is four lines or more, a few reads cost less than the
+// copy: an LSTM's W (16 x 2048 x 512, 2 reads of 256-byte runs) ran 1.2x faster in place.
+static int64_t maxReadsInPlace(const Config &c, int innerV, int64_t innerExtent,
+                               int64_t longRunElements) {
+  if (innerV < 0 || longRunElements <= 0)
+    return 1;
+  int64_t run = std::min(c.tiles.back()[size_t(innerV)], innerExtent);
+  return run >= longRunElements ? 4 : 1;
+}
 
 Config Space::decode(const std::vector<size_t> &point) const {
   Config c = skeleton_;
@@ -475,7 +510,9 @@ Config Space::decode(const std::vector<size_t> &point) const {
     int to = option.levels[point[base + nl + 1 + j] % option.levels.size()];
     OperandPlacement &p = c.operands[option.operand];
     if (to == option.from ||
-        (to == kNoPack && option.boundedInPlace && registerReads(c, p) > kMaxReadsInPlace))
+        (to == kNoPack && option.boundedInPlace &&
+         registerReads(c, p) >
+             maxReadsInPlace(c, option.innerV, option.innerExtent, option.longRunElements)))
       continue;
     if (option.from != kNoPack) {
       p.staged[size_t(option.from)] = false;

@@ -66,10 +66,18 @@ private:
     int from; // where the skeleton packs it (kNoPack: read in place)
     std::vector<int> levels;
     // Read in place only when the register tiles read each element at most a few times
-    // (kMaxReadsInPlace in Space.cpp): a pack made for rows the reduction walks far apart.
+    // (maxReadsInPlace in Space.cpp): a pack made for rows the reduction walks far apart.
     bool boundedInPlace;
+    // The virtual index along the input's innermost dimension (-1: none), that dimension's
+    // extent, and the bytes of a row run that reads as well reused in place as packed.
+    int innerV = -1;
+    int64_t innerExtent = 0;
+    int64_t longRunElements = 0;
   };
   std::vector<PackOption> packOptions_;
+  // Fills in where an input's rows run, for maxReadsInPlace (Space.cpp).
+  void describeRows(PackOption &option, const ir::Kernel &kernel, const ir::Statement &s,
+                    const hw::Target &target) const;
   std::vector<Knob> knobs_;
   // Knob positions: tiles for levels 1..n and each v, then orders for levels 0..n, then
   // parallel, then the level of each pack.
