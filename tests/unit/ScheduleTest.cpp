@@ -117,6 +117,22 @@ schedule::ScheduleOptions options(const std::string &search = "beam", size_t can
   return o;
 }
 
+// One instance of `text` scheduled on x86_avx512 with options(): what the tests below check.
+struct Scheduled {
+  Loaded loaded;
+  schedule::KernelSchedule ks;
+  const schedule::Config &config() const { return ks.statements.at(0).config; }
+  std::string describe() const;
+};
+
+Scheduled scheduleOne(const std::string &text, const std::string &instance) {
+  Scheduled out{fromText(text, "x86_avx512", instance), {}};
+  if (out.loaded.target && !out.loaded.kernels.empty())
+    out.ks =
+        out.loaded.session->schedule(out.loaded.kernels.front(), *out.loaded.target, options());
+  return out;
+}
+
 int levelOf(const schedule::Config &c, const std::string &name) {
   for (size_t l = 0; l < c.levels.size(); ++l)
     if (c.levels[l].name == name)
@@ -148,6 +164,12 @@ double tileVolume(const schedule::Config &c, int level) {
 
 std::string describe(const schedule::KernelSchedule &ks, const ir::Kernel &k, const hw::Target &t) {
   return schedule::printSchedule(ks, k, t);
+}
+
+std::string Scheduled::describe() const {
+  if (!loaded.target || loaded.kernels.empty() || ks.statements.empty())
+    return "(nothing scheduled)";
+  return schedule::printSchedule(ks, loaded.kernels.front(), *loaded.target);
 }
 
 // The tolerance rule: the schedule's outputs must match the reference interpreter's within
@@ -523,17 +545,13 @@ TEST(ScheduleGemm, GemvStreamsEachRowOfAWhole) {
   // cut each row into five short streams, the parallel loop and the lane folds running once
   // per block: 10 GFLOP/s on one core of this repository's x86 host, against 13.4 with whole
   // rows (BLIS 14.3).
-  Loaded s = fromText(kGemm + "instance gemv = gemm<7680, 1, 2560>;\n", "x86_avx512", "gemv");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("gemv");
-  auto ks = s.session->schedule(k, *s.target, options());
-  const auto &c = ks.statements.at(0).config;
-  ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
+  Scheduled s = scheduleOne(kGemm + "instance gemv = gemm<7680, 1, 2560>;\n", "gemv");
+  ASSERT_FALSE(s.ks.statements.empty());
+  const auto &c = s.config();
   int kv = vindexOf(c, "k");
-  ASSERT_GE(kv, 0) << describe(ks, k, *s.target);
+  ASSERT_TRUE(c.mapping >= 0 && kv >= 0) << s.describe();
   for (size_t l = 1; l < c.levels.size(); ++l)
-    EXPECT_EQ(c.tiles[l][size_t(kv)], 2560) << c.levels[l].name << "\n"
-                                            << describe(ks, k, *s.target);
+    EXPECT_EQ(c.tiles[l][size_t(kv)], 2560) << c.levels[l].name << "\n" << s.describe();
 }
 
 TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
@@ -541,20 +559,18 @@ TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
   // and k across them filled the three mappings searched; h*w on the lanes (49 columns, 77% of
   // the lanes busy, its register tile linear in the backend) was never searched, and ran 1.5x
   // faster than f. The best of each binding is searched first.
-  Loaded s = fromText("kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) "
-                      "{\n  O[f, h, w] += P[f, c] * T[c, h, w];\n}\n"
-                      "instance pw14 = pw<1024, 7, 7, 1024>;\n",
-                      "x86_avx512", "pw14");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("pw14");
-  auto ks = s.session->schedule(k, *s.target, options());
-  const auto &c = ks.statements.at(0).config;
-  ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
+  Scheduled s =
+      scheduleOne("kernel pw<C, H, W, F>(T: f32[C, H, W], P: f32[F, C]) -> (O: f32[F, H, W]) "
+                  "{\n  O[f, h, w] += P[f, c] * T[c, h, w];\n}\n"
+                  "instance pw14 = pw<1024, 7, 7, 1024>;\n",
+                  "pw14");
+  ASSERT_FALSE(s.ks.statements.empty());
+  const auto &c = s.config();
+  ASSERT_GE(c.mapping, 0) << s.describe();
   for (const auto &p : c.operands)
     if (p.output) {
-      ASSERT_FALSE(p.dims.empty());
-      ASSERT_GE(p.dims.back(), 0);
-      EXPECT_EQ(c.vindices[size_t(p.dims.back())].name, "h*w") << describe(ks, k, *s.target);
+      ASSERT_TRUE(!p.dims.empty() && p.dims.back() >= 0) << s.describe();
+      EXPECT_EQ(c.vindices[size_t(p.dims.back())].name, "h*w") << s.describe();
     }
 }
 
