@@ -263,7 +263,6 @@ private:
     if (p.output || p.tensor < 0 || p.staged[l] || lv.registers || lv.softwareManaged ||
         !c_.levels[regs].registers)
       return false;
-
     for (const auto &d : p.access.indices)
       if (d.terms.size() > 1)
         return false;

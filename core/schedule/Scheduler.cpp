@@ -99,9 +99,8 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
 // filled the few places considered where a third binding ran faster (MobileNet's 7 x 7
 // pointwise GEMM: h*w on the lanes, behind f twice and k across lanes).
 std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pins &pin,
-                                  const SourceRange &pinRange, const ir::Statement &statement,
-                                  const hw::Target &target, size_t considered,
-                                  DiagnosticSink &diags) {
+                                  const SourceRange &pinRange, const hw::Target &target,
+                                  size_t considered, DiagnosticSink &diags) {
   std::vector<int> choices;
   bool laneReducedSkipped = false;
   for (size_t c = 0; c < m.candidates.size(); ++c) {
@@ -297,9 +296,8 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
         out.statements.push_back(std::move(*tuned));
         continue;
       }
-    const ir::Statement &statement = kernel.statements[m.index];
     std::vector<int> choices =
-        mappingsToSearch(m, pin, pinRange, statement, target, options.mappingsConsidered, diags);
+        mappingsToSearch(m, pin, pinRange, target, options.mappingsConsidered, diags);
     StatementSearch found = searchStatement(kernel, target, m, pin, choices, *strategy, options);
     if (found.fitting == 0)
       for (const auto &problem : found.firstProblems)
