@@ -345,11 +345,9 @@ void Space::describeRows(PackOption &option, const ir::Kernel &kernel, const ir:
   if (inner.terms.size() != 1 || inner.terms[0].second != 1)
     return;
   int i = inner.terms[0].first;
-  for (size_t v = 0; v < skeleton_.vindices.size(); ++v) {
-    const auto &group = skeleton_.vindices[v].stmtIndices;
-    if (!group.empty() && group.back() == i)
+  for (size_t v = 0; v < skeleton_.vindices.size() && option.innerV < 0; ++v)
+    if (!skeleton_.vindices[v].stmtIndices.empty() && skeleton_.vindices[v].stmtIndices.back() == i)
       option.innerV = int(v);
-  }
   // Four lines of the cache the register tiles read the input from.
   const Level &from = skeleton_.levels[size_t(p.path.back())];
   const hw::Memory &mem =
@@ -565,19 +563,10 @@ std::vector<size_t> Space::heuristicPoint() const {
 }
 
 bool Space::readsAnInputOnce(const std::vector<size_t> &point) const {
-  const Config &k = skeleton_;
-  size_t regs = k.levels.size() - 1;
-  for (const OperandPlacement &p : k.operands) {
-    if (p.output || p.tensor < 0)
-      continue;
-    bool once = true;
-    for (size_t v = 0; v < k.vindices.size() && once; ++v)
-      once = touches(p.access, k.vindices[v]) ||
-             tileOptions_[v][point[tileKnob(regs, v)] % tileOptions_[v].size()] >=
-                 k.vindices[v].extent;
-    if (once)
+  Config c = decode(point);
+  for (const OperandPlacement &p : c.operands)
+    if (!p.output && p.tensor >= 0 && registerReads(c, p) == 1)
       return true;
-  }
   return false;
 }
 
