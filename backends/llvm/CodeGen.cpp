@@ -12,6 +12,7 @@
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -173,6 +174,7 @@ private:
   void statement(const schedule::StatementSchedule &ss);
   void emit(const Node &n, State &st);
   void emitLoop(const Node &n, State &st);
+  void emitPrefetches(const Node &n, State &st);
   bool emitUnrolledNest(const Node &n, State &st);
   void emitParallel(const Node &n, State &st);
   // emitParallel's steps: the live state through a context array (stored in the caller,
@@ -528,18 +530,43 @@ void Generator::emitLoop(const Node &n, State &st) {
   st.align[v] = std::gcd(a0, n.step);
   loop(full, unroll, [&](Value *iv) {
     st.begin[v] = add(b0, mul(iv, c64(n.step)));
+    emitPrefetches(n, st);
     for (const auto &x : n.body)
       emit(x, st);
   });
   if (rem) {
     st.size[v] = rem;
     st.begin[v] = add(b0, c64(full * n.step));
+    emitPrefetches(n, st);
     for (const auto &x : n.body)
       emit(x, st);
   }
   st.begin[v] = b0;
   st.size[v] = s;
   st.align[v] = a0;
+}
+
+// The lines `n.prefetches` names, read for the cache (llvm.prefetch: no fault, no result). The
+// point may lie past the tensor's end, so its address is computed without `inbounds`.
+void Generator::emitPrefetches(const Node &n, State &st) {
+  for (const Node::Prefetch &pf : n.prefetches) {
+    const schedule::OperandPlacement &p = c_->operands[size_t(pf.operand)];
+    std::vector<Value *> vvalue = st.begin;
+    vvalue[size_t(n.v)] = add(vvalue[size_t(n.v)], c64(pf.ahead));
+    std::vector<Value *> point = pointOf(vvalue, st);
+    Holder h = tensorHolder(p.tensor);
+    std::vector<Value *> coord;
+    for (const auto &d : p.access.indices)
+      coord.push_back(affine(d, point));
+    Value *bytes = mul(offsetIn(h, coord), c64(ir::elemTypeBytes(h.type)));
+    for (int64_t offset : pf.offsets) {
+      Value *at = b_.CreateGEP(b_.getInt8Ty(), h.ptr, add(bytes, c64(offset)));
+      // read, locality 2 (into the second level, not L1, where a line fetched a tile's visit
+      // ahead would evict what the tiles in between use), data cache
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
+                         {at, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    }
+  }
 }
 
 // A perfect nest of small loops ending in one call (a register tile) is emitted fully unrolled

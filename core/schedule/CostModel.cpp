@@ -71,64 +71,6 @@ struct LevelLoad {
   double conflictLines = 0;
 };
 
-// How an input's reads from memory run: the contiguous bytes a run covers, and how many runs
-// (rows) are read in turn. The reads are the tile of the level that reads the tensor (its pack,
-// or the innermost cache level on its path), a row at a time; where at most `streams` rows are
-// read in turn and the next loops out move along the rows (the inner dimension), each row reads
-// on where the last tile stopped, and the prefetchers follow it as one long run.
-struct ReadRuns {
-  double runBytes = 0;
-  double rows = 1;
-};
-
-ReadRuns readRuns(const ir::Kernel &kernel, const Config &c, const OperandPlacement &p,
-                  uint32_t streams) {
-  ReadRuns out;
-  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
-  const ir::Statement &s = kernel.statements[c.statement];
-  int reader = -1;
-  for (int l : p.path)
-    if (!c.levels[size_t(l)].registers && (reader < 0 || !p.staged[size_t(reader)]))
-      reader = l;
-  if (reader < 0)
-    return out;
-  std::vector<int64_t> tile = c.tiles[size_t(reader)];
-  // The run: the inner dimensions the tile covers whole, and the first it does not.
-  auto runOf = [&](const std::vector<int64_t> &box, double &rows) {
-    double run = 1;
-    rows = 1;
-    bool open = true;
-    for (size_t d = box.size(); d-- > 0;) {
-      if (open)
-        run *= double(box[d]);
-      else
-        rows *= double(box[d]);
-      open = open && box[d] >= t.shape[d];
-    }
-    return run;
-  };
-  std::vector<int64_t> box = tileFootprint(s, p.access, c.vindices, tile);
-  double run = runOf(box, out.rows);
-  if (streams > 0 && out.rows <= double(streams)) {
-    bool going = true;
-    for (size_t j = size_t(reader); j-- > 0 && going;)
-      for (size_t k = c.order[j].size(); k-- > 0 && going;) {
-        size_t v = size_t(c.order[j][k]);
-        if (tripsOf(c, j, v) <= 1 || !touches(p.access, c.vindices[v]))
-          continue;
-        std::vector<int64_t> wider = tile;
-        wider[v] = c.tiles[j][v];
-        double rows = 1;
-        double longer = runOf(tileFootprint(s, p.access, c.vindices, wider), rows);
-        going = rows == out.rows && longer > run;
-        if (going)
-          run = longer, tile = wider;
-      }
-  }
-  out.runBytes = run * ir::elemTypeBytes(t.type);
-  return out;
-}
-
 // One evaluation of a Config with the double buffering given per level.
 class Evaluation {
 public:

@@ -22,6 +22,63 @@ bool touches(const ir::Access &access, const VirtualIndex &v) {
   return false;
 }
 
+int64_t registerReads(const Config &c, const OperandPlacement &p) {
+  const std::vector<int64_t> &registerTile = c.tiles.back();
+  int64_t reads = 1;
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (!touches(p.access, c.vindices[v]))
+      reads *= (c.vindices[v].extent + registerTile[v] - 1) / std::max<int64_t>(1, registerTile[v]);
+  return reads;
+}
+
+ReadRuns readRuns(const ir::Kernel &kernel, const Config &c, const OperandPlacement &p,
+                  uint32_t streams) {
+  ReadRuns out;
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  const ir::Statement &s = kernel.statements[c.statement];
+  int reader = -1;
+  for (int l : p.path)
+    if (!c.levels[size_t(l)].registers && (reader < 0 || !p.staged[size_t(reader)]))
+      reader = l;
+  if (reader < 0)
+    return out;
+  std::vector<int64_t> tile = c.tiles[size_t(reader)];
+  // The run: the inner dimensions the tile covers whole, and the first it does not.
+  auto runOf = [&](const std::vector<int64_t> &box, double &rows) {
+    double run = 1;
+    rows = 1;
+    bool open = true;
+    for (size_t d = box.size(); d-- > 0;) {
+      if (open)
+        run *= double(box[d]);
+      else
+        rows *= double(box[d]);
+      open = open && box[d] >= t.shape[d];
+    }
+    return run;
+  };
+  std::vector<int64_t> box = tileFootprint(s, p.access, c.vindices, tile);
+  double run = runOf(box, out.rows);
+  if (streams > 0 && out.rows <= double(streams)) {
+    bool going = true;
+    for (size_t j = size_t(reader); j-- > 0 && going;)
+      for (size_t k = c.order[j].size(); k-- > 0 && going;) {
+        size_t v = size_t(c.order[j][k]);
+        if (tripsOf(c, j, v) <= 1 || !touches(p.access, c.vindices[v]))
+          continue;
+        std::vector<int64_t> wider = tile;
+        wider[v] = c.tiles[j][v];
+        double rows = 1;
+        double longer = runOf(tileFootprint(s, p.access, c.vindices, wider), rows);
+        going = rows == out.rows && longer > run;
+        if (going)
+          run = longer, tile = wider;
+      }
+  }
+  out.runBytes = run * ir::elemTypeBytes(t.type);
+  return out;
+}
+
 int64_t stepOf(const Config &c, size_t level, size_t v) {
   if (level + 1 < c.levels.size())
     return std::max<int64_t>(1, c.tiles[level + 1][v]);

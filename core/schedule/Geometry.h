@@ -32,6 +32,22 @@ bool withinOneRun(int64_t size, int64_t align, int64_t run);
 // Whether an access depends on any statement index a virtual index stands for.
 bool touches(const ir::Access &access, const VirtualIndex &v);
 
+// How many times the register tiles read each element of an input: once per register tile
+// along every index it does not depend on (a GEMM's B, once per register tile of M's rows).
+int64_t registerReads(const Config &c, const OperandPlacement &p);
+
+// How an input's reads from memory run: the contiguous bytes a run covers, and how many runs
+// (rows) are read in turn. The reads are the tile of the level that reads the tensor (its pack,
+// or the innermost cache level on its path), a row at a time; where at most `streams` rows are
+// read in turn and the next loops out move along the rows (the inner dimension), each row reads
+// on where the last tile stopped, and the prefetchers follow it as one long run.
+struct ReadRuns {
+  double runBytes = 0;
+  double rows = 1;
+};
+ReadRuns readRuns(const ir::Kernel &kernel, const Config &c, const OperandPlacement &p,
+                  uint32_t streams);
+
 // Step of the loop over virtual index v at `level` (the next level's tile, or below the
 // innermost level the instruction's extent), and its trip count over the level's tile.
 int64_t stepOf(const Config &c, size_t level, size_t v);

@@ -1,5 +1,6 @@
 // A Config to the schedule IR, and the IR's readable text.
 #include "schedule/Geometry.h"
+#include "schedule/Prefetch.h"
 #include "schedule/Schedule.h"
 
 #include <iomanip>
@@ -18,6 +19,7 @@ namespace {
 
 struct Lowerer {
   const ir::Kernel &kernel;
+  const hw::Target &target;
   const Config &c;
   StatementSchedule &out;
 
@@ -41,6 +43,8 @@ struct Lowerer {
       loop.level = int(l);
       loop.step = step;
       loop.parallel = l == 0 && v == c.parallel;
+      if (l + 1 == nl)
+        loop.prefetches = prefetches(kernel, target, c, size_t(v));
       loop.body.push_back(std::move(inner));
       inner = std::move(loop);
     }
@@ -126,7 +130,7 @@ StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
     init.init = cand.zeroInit ? instrReduce : s.reduce;
     out.root.body.push_back(init);
   }
-  Lowerer lowerer{kernel, config, out};
+  Lowerer lowerer{kernel, target, config, out};
   out.root.body.push_back(lowerer.level(0));
   hoistStages(out.root, config, out.buffers);
   return out;
@@ -158,6 +162,10 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
     const VirtualIndex &v = c.vindices[n.v];
     o << pad << "for " << v.name << " step " << n.step << "   [" << c.levels[n.level].name
       << (n.parallel ? ", parallel over " + std::to_string(target.cores) + " cores" : "") << "]\n";
+    for (const Node::Prefetch &pf : n.prefetches)
+      o << pad << "  prefetch " << ir::printAccess(c.operands[pf.operand].access, s, kernel.tensors)
+        << " at " << v.name << " + " << pf.ahead << " (" << pf.offsets.size()
+        << (pf.offsets.size() == 1 ? " line" : " lines") << ")\n";
     for (const auto &b : n.body)
       printNode(o, b, ss, kernel, target, depth + 1);
     return;

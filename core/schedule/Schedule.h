@@ -173,6 +173,16 @@ struct Node {
   int level = 0;
   int64_t step = 1;
   bool parallel = false;
+  // Loop: inputs each iteration prefetches (schedule/Prefetch.h). The lines are those the
+  // operand's tile reads at `ahead` values of v past the iteration's, the other indices at the
+  // box's begin: `offsets` bytes from the access's element there. Only native code acts on them;
+  // they never change a result.
+  struct Prefetch {
+    int operand = -1; // index into Config::operands
+    int64_t ahead = 0;
+    std::vector<int64_t> offsets;
+  };
+  std::vector<Prefetch> prefetches;
   // Stage: the buffer filled from the operand's next outer holder (written back if a result).
   int buffer = -1;
   // Init: the reduction whose identity the written region starts from.

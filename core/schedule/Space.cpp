@@ -450,17 +450,6 @@ double Space::size() const {
   return n;
 }
 
-// How many times the register tiles read each element of an input: once per register tile
-// along every index it does not depend on (a GEMM's B, once per register tile of M's rows).
-static int64_t registerReads(const Config &c, const OperandPlacement &p) {
-  const std::vector<int64_t> &registerTile = c.tiles.back();
-  int64_t reads = 1;
-  for (size_t v = 0; v < c.vindices.size(); ++v)
-    if (!touches(p.access, c.vindices[v]))
-      reads *= (c.vindices[v].extent + registerTile[v] - 1) / std::max<int64_t>(1, registerTile[v]);
-  return reads;
-}
-
 // An input packed for rows the reduction walks a page apart is read in place only when the
 // register tiles read each element at most this often. A pack pays for its copy (a load and a
 // store per element) by reuse, and spares reused reads of rows a page apart their TLB misses and

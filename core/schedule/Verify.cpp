@@ -508,6 +508,18 @@ private:
       if (n.parallel && (n.level != 0 || n.v != c_.parallel))
         fail("a parallel loop over '" + c_.vindices[size_t(n.v)].name +
              "' that is not the Config's parallel loop at level 0");
+      for (const Node::Prefetch &pf : n.prefetches) {
+        bool input = pf.operand >= 0 && size_t(pf.operand) < c_.operands.size() &&
+                     !c_.operands[size_t(pf.operand)].output &&
+                     c_.operands[size_t(pf.operand)].tensor >= 0;
+        // Native code computes the address from the tensor itself: a staged buffer would be
+        // read instead of the lines fetched.
+        if (!input || std::find(c_.operands[size_t(pf.operand)].staged.begin(),
+                                c_.operands[size_t(pf.operand)].staged.end(),
+                                true) != c_.operands[size_t(pf.operand)].staged.end())
+          fail("a loop over '" + c_.vindices[size_t(n.v)].name + "' prefetches operand #" +
+               std::to_string(pf.operand) + ", which is not an input read in place");
+      }
       w.innermostLoopLevel = n.level;
       w.box[size_t(n.v)] = std::min(w.box[size_t(n.v)], n.step);
       for (const Node &x : n.body)

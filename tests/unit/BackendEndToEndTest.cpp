@@ -638,6 +638,35 @@ TEST(BackendEndToEnd, RegisterTilesOverFusedLanesThatWrapRowsMatchTheReference) 
   }
 }
 
+TEST(BackendEndToEnd, PrefetchedRowsMatchTheReference) {
+  // A transposed GEMM whose register tiles read each row of A once, in runs shorter than the
+  // prefetchers follow: the reduction loop prefetches rows ahead, past A's end for the last
+  // tiles (a prefetch never faults). Odd sizes: a masked column tile, partial last tiles of m
+  // and of k.
+  std::string source = "kernel tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                       "  C[m, n] += A[k, m] * B[k, n];\n"
+                       "}\n"
+                       "instance odd = tn<517, 13, 1001>;\ninstance wide = tn<515, 16, 777>;\n";
+  for (const char *target : {"host", "x86_avx2"})
+    for (const char *instance : {"odd", "wide"}) {
+      SCOPED_TRACE(std::string(instance) + " on " + target);
+      Compiled c;
+      ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c, target));
+      if (c.entry == nullptr)
+        continue; // skipped: this CPU cannot run the target
+      bool prefetches = false;
+      std::function<void(const schedule::Node &)> walk = [&](const schedule::Node &n) {
+        prefetches = prefetches || !n.prefetches.empty();
+        for (const auto &x : n.body)
+          walk(x);
+      };
+      walk(c.schedule.statements.at(0).root);
+      EXPECT_TRUE(prefetches) << "the rows of A should be prefetched\n" << c.describe();
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 2));
+    }
+}
+
 TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
   // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
   // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over

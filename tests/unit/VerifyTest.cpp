@@ -774,6 +774,19 @@ TEST_F(ScheduleVerify, ParallelLoopNotTheConfigs) {
   EXPECT_TRUE(names(verify(), "E0903", "that is not the Config's parallel loop at level 0"));
 }
 
+TEST_F(ScheduleVerify, PrefetchOfAResultOrAStagedOperand) {
+  auto [loop, parent] = find(schedule::Node::Kind::Loop);
+  ASSERT_TRUE(loop);
+  for (size_t o = 0; o < c.operands.size(); ++o)
+    if (c.operands[o].output || std::find(c.operands[o].staged.begin(), c.operands[o].staged.end(),
+                                          true) != c.operands[o].staged.end())
+      loop->prefetches.push_back({int(o), 8, {0}});
+  ASSERT_FALSE(loop->prefetches.empty());
+  EXPECT_TRUE(names(verify(), "E0903", "which is not an input read in place"));
+  loop->prefetches = {{17, 8, {0}}};
+  EXPECT_TRUE(names(verify(), "E0903", "prefetches operand #17"));
+}
+
 TEST_F(ScheduleVerify, StageOfNoBuffer) {
   auto [stage, parent] = find(schedule::Node::Kind::Stage);
   ASSERT_TRUE(stage);

@@ -1,0 +1,89 @@
+#include "schedule/Prefetch.h"
+
+#include "schedule/Geometry.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace isam::schedule {
+
+namespace {
+
+// Bytes between consecutive elements of each dimension of a row-major tensor.
+std::vector<int64_t> byteStrides(const ir::Tensor &t) {
+  std::vector<int64_t> strides(t.shape.size(), ir::elemTypeBytes(t.type));
+  for (size_t d = t.shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * t.shape[d];
+  return strides;
+}
+
+} // namespace
+
+std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Target &target,
+                                       const Config &c, size_t v) {
+  std::vector<Node::Prefetch> out;
+  size_t nl = c.levels.size();
+  const VirtualIndex &vi = c.vindices[v];
+  if (nl < 2 || c.instruction < 0 || !vi.reduction || c.levels[0].memory < 0 ||
+      c.levels[nl - 2].memory < 0)
+    return out;
+  const hw::Memory &home = target.memories[size_t(c.levels[0].memory)];
+  int64_t line = target.memories[size_t(c.levels[nl - 2].memory)].lineBytes;
+  if (home.misses == 0 || home.latencyCycles <= 0 || line <= 0)
+    return out;
+  const ir::Statement &s = kernel.statements[c.statement];
+  const std::vector<int64_t> &tile = c.tiles[nl - 1];
+  // Cycles of one step of the loop: its calls at the instruction's issue rate.
+  double calls = 1;
+  for (size_t u = 0; u < c.vindices.size(); ++u)
+    if (u != v)
+      calls *= double(tripsOf(c, nl - 1, u));
+  double stepCycles =
+      calls / std::max(1e-9, target.instructions[size_t(c.instruction)].cost.perCycle);
+  int64_t step = stepOf(c, nl - 1, v);
+  int64_t latencySteps = int64_t(std::ceil(home.latencyCycles / std::max(1e-9, stepCycles)));
+  int64_t ahead = step * latencySteps;
+  if (tile[v] < vi.extent)
+    ahead = roundUp(ahead, tile[v]);
+  if (ahead >= vi.extent)
+    return out; // every line it would fetch lies past the reduction's end
+  std::vector<int64_t> oneStep = tile;
+  oneStep[v] = 1;
+  for (size_t o = 0; o < c.operands.size(); ++o) {
+    const OperandPlacement &p = c.operands[o];
+    if (p.output || p.tensor < 0 || p.computed ||
+        std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end() ||
+        !touches(p.access, vi) || registerReads(c, p) != 1)
+      continue;
+    const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+    std::vector<int64_t> strides = byteStrides(t);
+    // Bytes per value of v (its innermost statement index), and whether the tile's first
+    // element is its lowest address (every coefficient non-negative).
+    int64_t perValue = 0;
+    bool ascending = true;
+    for (size_t d = 0; d < p.access.indices.size(); ++d) {
+      perValue += p.access.indices[d].coefficientOf(vi.stmtIndices.back()) * strides[d];
+      for (auto [i, coef] : p.access.indices[d].terms)
+        ascending = ascending && coef >= 0;
+    }
+    if (!ascending || perValue * step < line ||
+        readRuns(kernel, c, p, home.streams).runBytes >= double(kMaxPrefetchedRunBytes))
+      continue;
+    std::vector<int64_t> extents = tileFootprint(s, p.access, c.vindices, oneStep);
+    int64_t span = 0;
+    for (size_t d = 0; d < extents.size(); ++d)
+      span += (extents[d] - 1) * strides[d];
+    Node::Prefetch pf{int(o), ahead, {}};
+    // A line apart from the first element, and the last element: every line of the run
+    // wherever it starts (malloc's large blocks start 16 bytes past a page).
+    for (int64_t b = 0; b < span; b += line)
+      pf.offsets.push_back(b);
+    pf.offsets.push_back(span);
+    if (int64_t(pf.offsets.size()) > kMaxPrefetchLines)
+      continue;
+    out.push_back(std::move(pf));
+  }
+  return out;
+}
+
+} // namespace isam::schedule
