@@ -605,6 +605,10 @@ private:
     // each other's limit, they do not overlap perfectly (a 32 x 8 register tile, 10 loads per 16
     // FMAs, ran 1.2x slower than a 48 x 8 one, 11 per 24, that the hard maximum rated alike).
     cost_.cycles = limits(cost_.computeCycles, m_.overlapped) + m_.serial;
+    // Native code forks and joins its threads around the parallel loop, once per statement: a
+    // small statement runs faster on one.
+    if (coresUsed_ > 1 && !target_.triple.empty())
+      cost_.cycles += kForkJoinSeconds * target_.clockHz;
     double movement = 0;
     for (const auto &lc : cost_.levels)
       movement += lc.cycles;

@@ -747,12 +747,12 @@ TEST(BackendEndToEnd, APanelSharedByTheThreadsIsPackedOnce) {
 }
 
 TEST(BackendEndToEnd, EveryThreadCountGivesTheSameResult) {
-  // A batch of 7 (prime) products, the batch loop pinned parallel: 1, 2 and 3 threads get
-  // uneven shares of it.
+  // A batch of 7 (prime) products, the batch loop pinned parallel one product per trip (too
+  // small to be worth the threads by itself): 1, 2 and 3 threads get uneven shares of it.
   Case c = text("par7", "kernel bgemm<NB, M, N, K>(A: f32[NB, M, K], B: f32[NB, K, N])\n"
                         "    -> (C: f32[NB, M, N]) {\n"
                         "  C[b, m, n] += A[b, m, k] * B[b, k, n];\n"
-                        "  schedule { parallel: b; }\n"
+                        "  schedule { parallel: b; tile L3: b 1; }\n"
                         "}\n"
                         "instance par7 = bgemm<7, 11, 13, 5>;\n");
   Compiled k;
