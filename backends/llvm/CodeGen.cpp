@@ -234,6 +234,8 @@ private:
   bool withinOneRun(const State &st, size_t v) const;
   Value *affine(const ir::Affine &a, const std::vector<Value *> &point);
   Value *address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h);
+  // The offset of the access's element at `point` from the holder's start, in elements.
+  Value *elementOffset(const ir::Access &a, const std::vector<Value *> &point, const Holder &h);
   // Elements from the holder's start to tensor coordinates `coord`.
   Value *offsetIn(const Holder &h, const std::vector<Value *> &coord);
   Holder tensorHolder(int tensor);
@@ -382,11 +384,8 @@ Holder Generator::tensorHolder(int tensor) {
   Holder h;
   h.ptr = scope_.tensors[size_t(tensor)];
   h.type = k_.tensors[size_t(tensor)].type;
-  const auto &shape = k_.tensors[size_t(tensor)].shape;
-  h.strides.assign(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;)
-    h.strides[d - 1] = h.strides[d] * shape[d];
-  h.lo.assign(shape.size(), c64(0));
+  h.strides = k_.tensors[size_t(tensor)].strides();
+  h.lo.assign(h.strides.size(), c64(0));
   return h;
 }
 
@@ -429,11 +428,15 @@ Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point)
 }
 
 Value *Generator::address(const ir::Access &a, const std::vector<Value *> &point, const Holder &h) {
+  return b_.CreateInBoundsGEP(v_.storageType(h.type), h.ptr, elementOffset(a, point, h));
+}
+
+Value *Generator::elementOffset(const ir::Access &a, const std::vector<Value *> &point,
+                                const Holder &h) {
   std::vector<Value *> coord;
   for (const auto &d : a.indices)
     coord.push_back(affine(d, point));
-  llvm::Type *et = v_.storageType(h.type);
-  return b_.CreateInBoundsGEP(et, h.ptr, offsetIn(h, coord));
+  return offsetIn(h, coord);
 }
 
 Value *Generator::offsetIn(const Holder &h, const std::vector<Value *> &coord) {
@@ -555,10 +558,7 @@ void Generator::emitPrefetches(const Node &n, State &st) {
     vvalue[size_t(n.v)] = add(vvalue[size_t(n.v)], c64(pf.ahead));
     std::vector<Value *> point = pointOf(vvalue, st);
     Holder h = tensorHolder(p.tensor);
-    std::vector<Value *> coord;
-    for (const auto &d : p.access.indices)
-      coord.push_back(affine(d, point));
-    Value *bytes = mul(offsetIn(h, coord), c64(ir::elemTypeBytes(h.type)));
+    Value *bytes = mul(elementOffset(p.access, point, h), c64(ir::elemTypeBytes(h.type)));
     for (int64_t offset : pf.offsets) {
       Value *at = b_.CreateGEP(b_.getInt8Ty(), h.ptr, add(bytes, c64(offset)));
       // read, locality 2 (into the second level, not L1, where a line fetched a tile's visit

@@ -71,6 +71,13 @@ int64_t Tensor::elementCount() const {
   return n;
 }
 
+std::vector<int64_t> Tensor::strides() const {
+  std::vector<int64_t> out(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    out[d - 1] = out[d] * shape[d];
+  return out;
+}
+
 int64_t Affine::coefficientOf(int index) const {
   int64_t c = 0;
   for (auto [i, coef] : terms)

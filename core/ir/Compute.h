@@ -39,6 +39,8 @@ struct Tensor {
   SourceRange range;
 
   int64_t elementCount() const;
+  // Elements between consecutive values of each dimension, dense and row-major.
+  std::vector<int64_t> strides() const;
 };
 
 // sum(coef * index) + constant

@@ -7,18 +7,6 @@
 
 namespace isam::schedule {
 
-namespace {
-
-// Bytes between consecutive elements of each dimension of a row-major tensor.
-std::vector<int64_t> byteStrides(const ir::Tensor &t) {
-  std::vector<int64_t> strides(t.shape.size(), ir::elemTypeBytes(t.type));
-  for (size_t d = t.shape.size(); d-- > 1;)
-    strides[d - 1] = strides[d] * t.shape[d];
-  return strides;
-}
-
-} // namespace
-
 std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Target &target,
                                        const Config &c, size_t v) {
   std::vector<Node::Prefetch> out;
@@ -56,7 +44,10 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
         !touches(p.access, vi) || registerReads(c, p) != 1)
       continue;
     const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
-    std::vector<int64_t> strides = byteStrides(t);
+    // Bytes between consecutive values of each dimension.
+    std::vector<int64_t> strides = t.strides();
+    for (int64_t &stride : strides)
+      stride *= ir::elemTypeBytes(t.type);
     // Bytes per value of v (its innermost statement index), and whether the tile's first
     // element is its lowest address (every coefficient non-negative).
     int64_t perValue = 0;

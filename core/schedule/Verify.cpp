@@ -509,14 +509,13 @@ private:
         fail("a parallel loop over '" + c_.vindices[size_t(n.v)].name +
              "' that is not the Config's parallel loop at level 0");
       for (const Node::Prefetch &pf : n.prefetches) {
-        bool input = pf.operand >= 0 && size_t(pf.operand) < c_.operands.size() &&
-                     !c_.operands[size_t(pf.operand)].output &&
-                     c_.operands[size_t(pf.operand)].tensor >= 0;
+        const OperandPlacement *p = pf.operand >= 0 && size_t(pf.operand) < c_.operands.size()
+                                        ? &c_.operands[size_t(pf.operand)]
+                                        : nullptr;
         // Native code computes the address from the tensor itself: a staged buffer would be
         // read instead of the lines fetched.
-        if (!input || std::find(c_.operands[size_t(pf.operand)].staged.begin(),
-                                c_.operands[size_t(pf.operand)].staged.end(),
-                                true) != c_.operands[size_t(pf.operand)].staged.end())
+        if (!p || p->output || p->tensor < 0 ||
+            std::find(p->staged.begin(), p->staged.end(), true) != p->staged.end())
           fail("a loop over '" + c_.vindices[size_t(n.v)].name + "' prefetches operand #" +
                std::to_string(pf.operand) + ", which is not an input read in place");
       }
