@@ -402,15 +402,19 @@ private:
   // per core: a core streams from a memory that states its misses in flight at no more than
   // misses x line / latency (Little's law: 24 x 64 B / 400 cycles is 13.8 GB/s at 3.6 GHz,
   // where this machine's core reads 12.8 from DRAM), and DRAM's bandwidth is the socket's.
+  // From a cache that states none, the copy keeps kPackLinesInFlight lines in flight: far
+  // below the cache's bandwidth, which only the hardware prefetchers' streams reach.
   double packRate(size_t l, double bw) const {
     const hw::Memory &mem = target_.memories[size_t(c_.levels[l].memory)];
     if (l == 0 || mem.parent < 0 || bw <= 0)
       return bw;
     const hw::Memory &from = target_.memories[size_t(mem.parent)];
     double rate = bw * (from.parent >= 0 ? coresUsed_ : 1);
-    if (from.misses > 0 && from.latencyCycles > 0 && mem.lineBytes > 0)
-      rate = std::min(rate, coresUsed_ * double(from.misses) * double(mem.lineBytes) /
-                                from.latencyCycles);
+    double inFlight = from.misses > 0    ? double(from.misses)
+                      : from.parent >= 0 ? kPackLinesInFlight
+                                         : 0;
+    if (inFlight > 0 && from.latencyCycles > 0 && mem.lineBytes > 0)
+      rate = std::min(rate, coresUsed_ * inFlight * double(mem.lineBytes) / from.latencyCycles);
     return rate;
   }
 
