@@ -221,6 +221,12 @@ private:
   void initLanes(const StagedBuffer &staged, ir::ElemType type);
   Value *foldLanes(Value *vector, unsigned lanes);
   Value *keepInactiveLanes(Value *result, Value *acc, unsigned active, unsigned lanes);
+  // Register stages as functions of their own, one per distinct static state (outlineKey):
+  // a loop's remainders copy its body with other sizes at every level, and the register tile
+  // under them recurs in many copies with the same sizes.
+  bool outlinesStage(const Node &n, const State &st) const;
+  std::string outlineKey(const Node &n, const State &st) const;
+  void emitOutlinedStage(const Node &n, State &st);
   void emitCall(State &st);
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
@@ -263,6 +269,8 @@ private:
   // them, and Init emits nothing.
   bool initFolded_ = false;
   double identity_ = 0;
+  // The statement's outlined register stages, by outlineKey.
+  std::map<std::string, llvm::Function *> outlinedStages_;
 };
 
 void Generator::setAttributes(llvm::Function *f) {
@@ -514,7 +522,10 @@ void Generator::emit(const Node &n, State &st) {
       emitLoop(n, st);
     return;
   case Node::Kind::Stage:
-    emitStage(n, st);
+    if (outlinesStage(n, st))
+      emitOutlinedStage(n, st);
+    else
+      emitStage(n, st);
     return;
   case Node::Kind::Call:
     emitCall(st);
@@ -763,6 +774,81 @@ void Generator::emitParallel(const Node &n, State &st) {
   scope_ = std::move(caller);
   b_.SetInsertPoint(callerBlock);
   emitParallelCall(body, context, trips);
+}
+
+// A register stage whose calls run in a loop (more than an unrolled handful) and that no
+// enclosing stage's run positions reach (the outlined body starts without them).
+bool Generator::outlinesStage(const Node &n, const State &st) const {
+  const schedule::Buffer &buf = ss_->buffers[size_t(n.buffer)];
+  if (copying_ || !c_->levels[size_t(buf.level)].registers)
+    return false;
+  for (Value *begin : st.runBegin)
+    if (begin)
+      return false;
+  std::vector<int64_t> size = st.size;
+  return calls(n, size) > kUnrollCalls;
+}
+
+// Everything static that the stage's code depends on besides the node: the box's sizes and
+// alignments and the shape of every operand's holders. Box positions and holder pointers are
+// run-time values, passed in the context.
+std::string Generator::outlineKey(const Node &n, const State &st) const {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(&n));
+  auto put = [&](int64_t x) { key.append(",").append(std::to_string(x)); };
+  for (int64_t size : st.size)
+    put(size);
+  key += '|';
+  for (int64_t align : st.align)
+    put(align);
+  for (const auto &stack : st.stacks) {
+    key += '|';
+    for (const Holder &h : stack) {
+      key += '[';
+      put(int64_t(h.type));
+      put(h.wholeVectors);
+      put(h.lanes);
+      put(int64_t(h.lo.size()));
+      for (int64_t stride : h.strides)
+        put(stride);
+      key += ';';
+      for (int64_t block : h.block)
+        put(block);
+      key += ';';
+      for (int64_t stride : h.innerStrides)
+        put(stride);
+      key += ']';
+    }
+  }
+  return key;
+}
+
+// The stage runs in a function that reads the live state from a context array, as a parallel
+// loop's body does; the first stage with a key writes it, the others call it. A function called
+// once is inlined back by LLVM; one called from several places stays a function.
+void Generator::emitOutlinedStage(const Node &n, State &st) {
+  llvm::ArrayType *contextType = nullptr;
+  llvm::AllocaInst *context = storeLiveState(st, contextType);
+  llvm::Function *&fn = outlinedStages_[outlineKey(n, st)];
+  if (!fn) {
+    auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
+    fn = llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                                scope_.fn->getName() + ".tile" + std::to_string(outlined_++), m_);
+    setAttributes(fn);
+    llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
+    Scope caller = std::move(scope_);
+    scope_ = Scope{};
+    scope_.fn = fn;
+    scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
+    b_.SetInsertPoint(scope_.entry);
+    State inner = loadLiveState(st, contextType, fn->getArg(0), caller.tensors.size());
+    emitStage(n, inner);
+    finishScope();
+    scope_ = std::move(caller);
+    b_.SetInsertPoint(callerBlock);
+  } else {
+    fn->addFnAttr(llvm::Attribute::NoInline);
+  }
+  b_.CreateCall(fn, {context});
 }
 
 // Ranges of a fused group whose box stays inside one run of its innermost index: the innermost
@@ -1551,6 +1637,7 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
         }
   }
   initFolded_ = initFoldable(ss);
+  outlinedStages_.clear();
   emit(ss.root, st);
   initFolded_ = false;
 }
