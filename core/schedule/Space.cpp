@@ -443,6 +443,36 @@ size_t Space::tileKnob(size_t level, size_t v) const {
   return (level - 1) * skeleton_.vindices.size() + v;
 }
 
+std::vector<std::vector<size_t>> Space::parallelSplits(const std::vector<size_t> &point) const {
+  std::vector<std::vector<size_t>> out;
+  size_t nv = skeleton_.vindices.size(), nl = skeleton_.levels.size();
+  if (nl < 2 || pinnedParallel_)
+    return out;
+  Config c = decode(point);
+  if (c.parallel >= 0 && c.tiles[1][size_t(c.parallel)] < c.vindices[size_t(c.parallel)].extent)
+    return out;
+  size_t parallelKnob = (nl - 1) * nv + nl;
+  for (size_t option = 1; option < parallelOptions_.size(); ++option) {
+    size_t v = size_t(parallelOptions_[option]);
+    if (pinnedTiles_[1][v])
+      continue;
+    const VirtualIndex &vi = skeleton_.vindices[v];
+    int64_t full = roundUp(vi.extent, vi.instrExtent);
+    const std::vector<int64_t> &tiles = tileOptions_[v];
+    for (int64_t parts = 2; parts <= 4; ++parts) {
+      int64_t share = roundUp((full + parts - 1) / parts, vi.instrExtent);
+      auto at = std::find(tiles.begin(), tiles.end(), share);
+      if (share >= full || at == tiles.end())
+        continue;
+      std::vector<size_t> q = point;
+      q[parallelKnob] = option;
+      q[tileKnob(1, v)] = size_t(at - tiles.begin());
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
 double Space::size() const {
   double n = 1;
   for (const auto &k : knobs_)

@@ -41,6 +41,12 @@ public:
   // reduction at every level, and cache tiles growing outward. Local searches start from the
   // best of them, which one-knob moves alone rarely reach.
   std::vector<std::vector<size_t>> seedPoints() const;
+  // Points that run a loop of `point` in parallel where it runs none (or its parallel loop has
+  // one trip): for each index that may run in parallel, its outermost cache tile cut into two
+  // to four shares, the loop over them parallel. A one-knob move reaches neither half alone
+  // (a parallel loop of one trip, a serial loop of two), so a statement whose cache tiles hold
+  // it whole would never be split. Empty where `point` already splits a loop.
+  std::vector<std::vector<size_t>> parallelSplits(const std::vector<size_t> &point) const;
   // What the pins asked for that this space cannot give (empty when fine).
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
