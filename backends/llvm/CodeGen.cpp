@@ -224,6 +224,8 @@ private:
   // Register stages as functions of their own, one per distinct static state (outlineKey):
   // a loop's remainders copy its body with other sizes at every level, and the register tile
   // under them recurs in many copies with the same sizes.
+  llvm::Function *outline(const std::string &suffix, const State &st, llvm::ArrayType *contextType,
+                          const std::function<void(State &)> &emitBody);
   bool outlinesStage(const Node &n, const State &st) const;
   std::string outlineKey(const Node &n, const State &st) const;
   void emitOutlinedStage(const Node &n, State &st);
@@ -756,24 +758,34 @@ void Generator::emitParallel(const Node &n, State &st) {
   }
   llvm::ArrayType *contextType = nullptr;
   llvm::AllocaInst *context = storeLiveState(st, contextType);
+  llvm::Function *body =
+      outline(".par", st, contextType, [&](State &inner) { emitThreadBlock(n, inner); });
+  emitParallelCall(body, context, trips);
+}
 
-  auto *bodyTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-  auto *body =
-      llvm::Function::Create(bodyTy, llvm::Function::InternalLinkage,
-                             scope_.fn->getName() + ".par" + std::to_string(outlined_++), m_);
-  setAttributes(body);
+// A new function of the module, taking the context storeLiveState wrote (of `contextType`),
+// whose body `emitBody` writes from the state loadLiveState reads back. The insertion point
+// returns to where it was.
+llvm::Function *Generator::outline(const std::string &suffix, const State &st,
+                                   llvm::ArrayType *contextType,
+                                   const std::function<void(State &)> &emitBody) {
+  auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
+  auto *fn =
+      llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                             scope_.fn->getName() + suffix + std::to_string(outlined_++), m_);
+  setAttributes(fn);
   llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
   Scope caller = std::move(scope_);
   scope_ = Scope{};
-  scope_.fn = body;
-  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", body);
+  scope_.fn = fn;
+  scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
   b_.SetInsertPoint(scope_.entry);
-  State inner = loadLiveState(st, contextType, body->getArg(0), caller.tensors.size());
-  emitThreadBlock(n, inner);
+  State inner = loadLiveState(st, contextType, fn->getArg(0), caller.tensors.size());
+  emitBody(inner);
   finishScope();
   scope_ = std::move(caller);
   b_.SetInsertPoint(callerBlock);
-  emitParallelCall(body, context, trips);
+  return fn;
 }
 
 // A register stage whose calls run in a loop (more than an unrolled handful) and that no
@@ -829,25 +841,10 @@ void Generator::emitOutlinedStage(const Node &n, State &st) {
   llvm::ArrayType *contextType = nullptr;
   llvm::AllocaInst *context = storeLiveState(st, contextType);
   llvm::Function *&fn = outlinedStages_[outlineKey(n, st)];
-  if (!fn) {
-    auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
-    fn = llvm::Function::Create(type, llvm::Function::InternalLinkage,
-                                scope_.fn->getName() + ".tile" + std::to_string(outlined_++), m_);
-    setAttributes(fn);
-    llvm::BasicBlock *callerBlock = b_.GetInsertBlock();
-    Scope caller = std::move(scope_);
-    scope_ = Scope{};
-    scope_.fn = fn;
-    scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
-    b_.SetInsertPoint(scope_.entry);
-    State inner = loadLiveState(st, contextType, fn->getArg(0), caller.tensors.size());
-    emitStage(n, inner);
-    finishScope();
-    scope_ = std::move(caller);
-    b_.SetInsertPoint(callerBlock);
-  } else {
+  if (!fn)
+    fn = outline(".tile", st, contextType, [&](State &inner) { emitStage(n, inner); });
+  else
     fn->addFnAttr(llvm::Attribute::NoInline);
-  }
   b_.CreateCall(fn, {context});
 }
 
