@@ -126,6 +126,9 @@ struct StageCopy {
   // out, a lane tile: where this holds (the stage is its elements' first), their folded lanes
   // are stored rather than combined onto the holder's value (nullptr: never).
   Value *first = nullptr;
+  // out: the buffer holds a partial reduction, combined onto the holder's values rather than
+  // stored over them.
+  bool onto = false;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -233,6 +236,7 @@ private:
   void emitScalar(State &st);
   void emitInit(ir::ReduceOp op);
   bool initFoldable(const schedule::StatementSchedule &ss);
+  bool readsOwnResult() const;
   // Whether the box starts every reduction index at 0 (i1; constant where that is static).
   Value *firstOfReduction(const State &st);
   int64_t calls(const Node &n, std::vector<int64_t> &size) const;
@@ -271,6 +275,9 @@ private:
   // them, and Init emits nothing.
   bool initFolded_ = false;
   double identity_ = 0;
+  // The statement is a sum whose register stages of the result each hold a partial sum over
+  // their block of the reduction, added onto the result at write-back (emitStage).
+  bool partialSums_ = false;
   // The statement's outlined register stages, by outlineKey.
   std::map<std::string, llvm::Function *> outlinedStages_;
 };
@@ -1189,7 +1196,10 @@ void Generator::copyStageElement(StageCopy &copy) {
 void Generator::writeBackElement(StageCopy &copy, Value *outer, Value *staged) {
   int64_t lanes = copy.staged.holder.lanes;
   if (lanes == 0) {
-    b_.CreateStore(b_.CreateLoad(copy.storage, staged), outer);
+    Value *x = b_.CreateLoad(copy.storage, staged);
+    if (copy.onto)
+      x = v_.combine(s_->reduce, b_.CreateLoad(copy.storage, outer), x);
+    b_.CreateStore(x, outer);
     return;
   }
   const ir::Statement &F = t_.instructions[size_t(c_->finisher)].semantics.statements[0];
@@ -1267,6 +1277,8 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
             ? computeStageValue(copy, v_.load(sp, copy.outerType, width, srcStride, active), width)
         : copy.in ? v_.load(sp, copy.type, width, srcStride, active)
                   : v_.load(dp, copy.type, width, 1, inBuffer);
+    if (copy.onto)
+      x = v_.combine(s_->reduce, v_.load(sp, copy.type, width, srcStride, active), x);
     if (copy.in)
       v_.store(x, dp, copy.type, width, 1, inBuffer);
     else
@@ -1386,14 +1398,24 @@ void Generator::emitStage(const Node &n, State &st) {
                  outer.type};
   // With the statement's Init folded, a result's register stage that comes first for its
   // elements starts at the identity; the later ones load what the earlier ones left.
-  copy.first = initFolded_ && registers && p.output ? firstOfReduction(st) : nullptr;
-  copy.fillValue = identity_;
+  bool result = registers && p.output;
+  copy.first = result && (initFolded_ || partialSums_) ? firstOfReduction(st) : nullptr;
+  // A sum's register stage over part of its reduction starts at zero and is added onto the
+  // result at write-back, as a BLAS micro-kernel sums each block of k: continuing one chain of
+  // float additions over K = 500000 made errors 20 times the library's.
+  auto *alwaysFirst = llvm::dyn_cast_or_null<llvm::ConstantInt>(copy.first);
+  bool partial = result && partialSums_ && buf.lanes == 0 && !(alwaysFirst && alwaysFirst->isOne());
+  if (!initFolded_ && !partial)
+    copy.first = nullptr;
+  copy.fillValue = initFolded_ ? identity_ : 0.0;
   auto copyIn = [&](bool fill) {
     copy.fill = fill;
     copyStage(copy);
   };
   if (buf.lanes > 0)
     initLanes(staged, tensor.type);
+  else if (partial)
+    copyIn(true);
   else if (copy.first)
     ifElse(
         copy.first, [&] { copyIn(true); }, [&] { copyIn(false); });
@@ -1415,8 +1437,20 @@ void Generator::emitStage(const Node &n, State &st) {
   st.stacks[operand].pop_back();
   if (p.output) {
     copy.in = false;
-    copy.coord.assign(p.access.indices.size(), c64(0));
-    copyStage(copy);
+    auto copyOut = [&](bool onto) {
+      copy.onto = onto;
+      copy.coord.assign(p.access.indices.size(), c64(0));
+      copyStage(copy);
+    };
+    // Without a folded Init, the result holds the identity before the first stage.
+    auto *known = llvm::dyn_cast_or_null<llvm::ConstantInt>(copy.first);
+    if (!partial)
+      copyOut(false);
+    else if (!initFolded_ || (known && known->isZero()))
+      copyOut(true);
+    else
+      ifElse(
+          copy.first, [&] { copyOut(false); }, [&] { copyOut(true); });
   }
 }
 
@@ -1634,9 +1668,10 @@ void Generator::statement(const schedule::StatementSchedule &ss) {
         }
   }
   initFolded_ = initFoldable(ss);
+  partialSums_ = s_->reduce == ir::ReduceOp::Sum && !readsOwnResult();
   outlinedStages_.clear();
   emit(ss.root, st);
-  initFolded_ = false;
+  initFolded_ = partialSums_ = false;
 }
 
 // `first` stays the constant true or a runtime value: a reduction index whose begin is a
@@ -1672,17 +1707,23 @@ bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
   if (!init || c_->mapping < 0 || !c_->levels[regs].registers)
     return false;
   // A statement that also reads its result would read the identity there before any tile.
-  bool staged = false, readsResult = false;
-  for (const auto &p : c_->operands) {
+  bool staged = false;
+  for (const auto &p : c_->operands)
     staged = staged || (p.output && p.tensor == s_->lhs.tensor && p.staged[regs]);
-    readsResult = readsResult || (!p.output && p.tensor == s_->lhs.tensor);
-  }
-  if (!staged || readsResult)
+  if (!staged || readsOwnResult())
     return false;
   identity_ = init->init == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
               : init->init == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                                 : 0.0;
   return true;
+}
+
+// Whether the statement's right-hand side reads the tensor it writes.
+bool Generator::readsOwnResult() const {
+  for (const auto &p : c_->operands)
+    if (!p.output && p.tensor == s_->lhs.tensor)
+      return true;
+  return false;
 }
 
 llvm::Function *Generator::kernelFunction() {
