@@ -183,11 +183,13 @@ private:
   // emitParallel's steps: the live state through a context array (stored in the caller,
   // loaded in the outlined body, in the same order), this thread's block of the iterations,
   // and the call through libgomp.
-  llvm::AllocaInst *storeLiveState(const State &st, llvm::ArrayType *&contextType);
+  llvm::AllocaInst *storeLiveState(const State &st, llvm::ArrayType *&contextType,
+                                   size_t extraSlots = 0);
   State loadLiveState(const State &st, llvm::ArrayType *contextType, Value *context,
                       size_t tensors);
-  void emitThreadBlock(const Node &n, State &inner);
-  void emitParallelCall(llvm::Function *body, llvm::AllocaInst *context, int64_t trips);
+  void emitThreadBlock(const Node &n, State &inner, llvm::ArrayType *contextType);
+  void emitParallelCall(llvm::Function *body, llvm::AllocaInst *context,
+                        llvm::ArrayType *contextType, int64_t trips);
   void emitStage(const Node &n, State &st);
   // emitStage's steps: the range of each statement index over the box, the buffer over the
   // access's bounding box (its shape, layout and allocation), the guards that keep a write-back
@@ -641,8 +643,10 @@ bool Generator::emitUnrolledNest(const Node &n, State &st) {
 }
 
 // The values the loop body reads from the code around it (box positions, holders, tensors),
-// stored as i64 into a context array in the caller's entry block.
-llvm::AllocaInst *Generator::storeLiveState(const State &st, llvm::ArrayType *&contextType) {
+// stored as i64 into a context array in the caller's entry block, followed by `extraSlots`
+// words the caller writes itself.
+llvm::AllocaInst *Generator::storeLiveState(const State &st, llvm::ArrayType *&contextType,
+                                            size_t extraSlots) {
   std::vector<Value *> live;
   for (Value *begin : st.begin)
     live.push_back(begin);
@@ -654,7 +658,7 @@ llvm::AllocaInst *Generator::storeLiveState(const State &st, llvm::ArrayType *&c
     }
   for (Value *tensor : scope_.tensors)
     live.push_back(tensor);
-  contextType = llvm::ArrayType::get(i64(), live.size());
+  contextType = llvm::ArrayType::get(i64(), live.size() + extraSlots);
   llvm::AllocaInst *context;
   {
     llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
@@ -695,15 +699,22 @@ State Generator::loadLiveState(const State &st, llvm::ArrayType *contextType, Va
 }
 
 // This thread's block of iterations: [tid * trips / n, (tid + 1) * trips / n). The last
-// iteration is partial when the step does not divide the extent.
-void Generator::emitThreadBlock(const Node &n, State &inner) {
+// iteration is partial when the step does not divide the extent. The context's last word says
+// whether the body runs in the team emitParallelCall started: called directly, it runs every
+// iteration, whatever OpenMP team its caller is in (a user's own parallel region calling the
+// kernel on one thread would otherwise compute only that thread's share of it).
+void Generator::emitThreadBlock(const Node &n, State &inner, llvm::ArrayType *contextType) {
   size_t v = size_t(n.v);
   int64_t extent = inner.size[v], full = extent / n.step, rem = extent % n.step;
   int64_t trips = full + (rem ? 1 : 0);
   llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", b_.getInt32Ty());
   llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", b_.getInt32Ty());
-  Value *tid = b_.CreateSExt(b_.CreateCall(tidFn), i64());
-  Value *num = b_.CreateSExt(b_.CreateCall(numFn), i64());
+  Value *inTeam = b_.CreateICmpNE(
+      b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP2_64(contextType, scope_.fn->getArg(0), 0,
+                                                         contextType->getNumElements() - 1)),
+      c64(0));
+  Value *tid = b_.CreateSelect(inTeam, b_.CreateSExt(b_.CreateCall(tidFn), i64()), c64(0));
+  Value *num = b_.CreateSelect(inTeam, b_.CreateSExt(b_.CreateCall(numFn), i64()), c64(1));
   Value *first = b_.CreateSDiv(mul(tid, c64(trips)), num);
   Value *last = b_.CreateSDiv(mul(add(tid, c64(1)), c64(trips)), num);
   Value *begin = inner.begin[v];
@@ -734,8 +745,10 @@ void Generator::emitThreadBlock(const Node &n, State &inner) {
   });
 }
 
-// One thread runs the body directly; more share it through libgomp's thread pool.
-void Generator::emitParallelCall(llvm::Function *body, llvm::AllocaInst *context, int64_t trips) {
+// One thread runs the body directly; more share it through libgomp's thread pool. The
+// context's last word tells the body which (emitThreadBlock).
+void Generator::emitParallelCall(llvm::Function *body, llvm::AllocaInst *context,
+                                 llvm::ArrayType *contextType, int64_t trips) {
   llvm::FunctionCallee gomp = m_.getOrInsertFunction("GOMP_parallel", b_.getVoidTy(), ptrTy(),
                                                      ptrTy(), b_.getInt32Ty(), b_.getInt32Ty());
   auto *single = llvm::BasicBlock::Create(ctx(), "par.single", scope_.fn);
@@ -743,11 +756,15 @@ void Generator::emitParallelCall(llvm::Function *body, llvm::AllocaInst *context
   auto *done = llvm::BasicBlock::Create(ctx(), "par.done", scope_.fn);
   Value *threads = b_.CreateSelect(b_.CreateICmpSLT(threads_, b_.getInt32(int32_t(trips))),
                                    threads_, b_.getInt32(int32_t(trips)));
+  Value *team =
+      b_.CreateConstInBoundsGEP2_64(contextType, context, 0, contextType->getNumElements() - 1);
   b_.CreateCondBr(b_.CreateICmpSLE(threads, b_.getInt32(1)), single, many);
   b_.SetInsertPoint(single);
+  b_.CreateStore(c64(0), team);
   b_.CreateCall(body, {context});
   b_.CreateBr(done);
   b_.SetInsertPoint(many);
+  b_.CreateStore(c64(1), team);
   b_.CreateCall(gomp, {body, context, threads, b_.getInt32(0)});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
@@ -764,10 +781,10 @@ void Generator::emitParallel(const Node &n, State &st) {
     return;
   }
   llvm::ArrayType *contextType = nullptr;
-  llvm::AllocaInst *context = storeLiveState(st, contextType);
-  llvm::Function *body =
-      outline(".par", st, contextType, [&](State &inner) { emitThreadBlock(n, inner); });
-  emitParallelCall(body, context, trips);
+  llvm::AllocaInst *context = storeLiveState(st, contextType, 1);
+  llvm::Function *body = outline(".par", st, contextType,
+                                 [&](State &inner) { emitThreadBlock(n, inner, contextType); });
+  emitParallelCall(body, context, contextType, trips);
 }
 
 // A new function of the module, taking the context storeLiveState wrote (of `contextType`),

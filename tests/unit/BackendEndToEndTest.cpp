@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -1137,6 +1139,51 @@ TEST(BackendEndToEnd, ConcurrentCallsOnSeparateBuffers) {
       ASSERT_NO_FATAL_FAILURE(
           expectOutputsMatch(k, inputs[size_t(i)], refs[size_t(i)], natives[size_t(i)][size_t(j)],
                              "caller " + std::to_string(i) + ", call " + std::to_string(j)));
+}
+
+// A kernel called from inside the caller's own OpenMP team (each member calling it on its own
+// buffers) runs its parallel loops whole: on one thread given to the call, every iteration, not
+// the share that thread's number in the caller's team would give it; on two, a team of its own.
+// The team is started through libgomp's entry point, as `#pragma omp parallel` compiles to.
+TEST(BackendEndToEnd, CallsFromInsideTheCallersOpenMPTeamRunEveryIteration) {
+  Case c = text("inteam", "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                          "  C[m, n] += A[m, k] * B[k, n];\n"
+                          "  schedule { parallel: m; tile L3: m 16; }\n"
+                          "}\n"
+                          "instance inteam = g<67, 37, 19>;\n");
+  Compiled k;
+  ASSERT_NO_FATAL_FAILURE(compile(c, k));
+  ASSERT_GE(parallelTrips(k.schedule), 4) << k.describe();
+  using Body = void (*)(void *);
+  auto gompParallel = reinterpret_cast<void (*)(Body, void *, unsigned, unsigned)>(
+      dlsym(RTLD_DEFAULT, "GOMP_parallel"));
+  auto threadNum = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+  ASSERT_TRUE(gompParallel && threadNum) << "the Jit loads libgomp";
+  constexpr unsigned kMembers = 3;
+  struct Team {
+    const Compiled *k;
+    int (*threadNum)();
+    unsigned threads; // given to each call
+    std::vector<backend::NativeBuffers> natives;
+  };
+  interp::Buffers inputs = interp::randomInputs(k.kernel, 5);
+  interp::Buffers ref = inputs;
+  interp::run(k.kernel, ref);
+  for (unsigned threads : {1u, 2u}) {
+    Team team{&k, threadNum, threads, {}};
+    for (unsigned i = 0; i < kMembers; ++i)
+      team.natives.push_back(backend::toNative(k.kernel, inputs));
+    gompParallel(
+        [](void *data) {
+          auto *t = static_cast<Team *>(data);
+          t->k->entry(t->natives[size_t(t->threadNum())].args.data(), t->threads);
+        },
+        &team, kMembers, 0);
+    for (unsigned i = 0; i < kMembers; ++i)
+      ASSERT_NO_FATAL_FAILURE(expectOutputsMatch(k, inputs, ref, team.natives[i],
+                                                 "member " + std::to_string(i) + " calling on " +
+                                                     std::to_string(threads) + " threads"));
+  }
 }
 
 // ---- targets a Jit refuses ----------------------------------------------------------------
