@@ -137,6 +137,11 @@ struct Scope {
   llvm::BasicBlock *entry = nullptr;
   std::vector<Value *> heap;
   std::vector<Value *> tensors; // base pointer of each kernel tensor
+  // A parallel loop's body takes its heap buffers from the kernel's pool (emitParallel): the
+  // context's last three words are the pool, each thread's share of it, and the team flag.
+  llvm::ArrayType *poolContext = nullptr;
+  Value *poolShare = nullptr; // this thread's share, computed at the entry on first use
+  uint64_t poolBytes = 0;     // of the share, taken so far
 };
 
 class Generator {
@@ -230,7 +235,10 @@ private:
   // a loop's remainders copy its body with other sizes at every level, and the register tile
   // under them recurs in many copies with the same sizes.
   llvm::Function *outline(const std::string &suffix, const State &st, llvm::ArrayType *contextType,
-                          const std::function<void(State &)> &emitBody);
+                          const std::function<void(State &)> &emitBody,
+                          uint64_t *poolBytes = nullptr);
+  Value *poolBuffer(uint64_t bytes, const std::string &name);
+  void finishPool();
   bool outlinesStage(const Node &n, const State &st) const;
   std::string outlineKey(const Node &n, const State &st) const;
   void emitOutlinedStage(const Node &n, State &st);
@@ -263,6 +271,11 @@ private:
   Values v_;
   Scope scope_;
   Value *threads_ = nullptr;
+  // Heap buffers of parallel bodies, allocated once per call for every thread (poolBuffer):
+  // `pool_` allocates poolPerThread_ bytes per thread at the kernel function's start.
+  llvm::Function *kernelFn_ = nullptr;
+  llvm::CallInst *pool_ = nullptr;
+  uint64_t poolPerThread_ = 0;
   int outlined_ = 0;
   // The statement being generated.
   const schedule::StatementSchedule *ss_ = nullptr;
@@ -300,9 +313,38 @@ Value *Generator::allocate(uint64_t bytes, const std::string &name) {
     a->setAlignment(llvm::Align(64));
     return a;
   }
+  if (scope_.poolContext)
+    return poolBuffer(bytes, name);
   llvm::FunctionCallee alloc = m_.getOrInsertFunction("aligned_alloc", ptrTy(), i64(), i64());
   Value *p = at.CreateCall(alloc, {at.getInt64(64), at.getInt64(bytes)}, name);
   scope_.heap.push_back(p);
+  return p;
+}
+
+// A parallel body's buffer: the next `bytes` of its thread's share of the kernel's pool. A body
+// that allocated its own ran malloc and free on every entry of its loop (once per block of the
+// reduction around it), and the allocator gave the pages back each time: a GRU step spent half
+// its time in page faults.
+Value *Generator::poolBuffer(uint64_t bytes, const std::string &name) {
+  llvm::ArrayType *type = scope_.poolContext;
+  Value *context = scope_.fn->getArg(0);
+  if (!scope_.poolShare) {
+    llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
+    uint64_t n = type->getNumElements();
+    auto word = [&](uint64_t i) {
+      return at.CreateLoad(i64(), at.CreateConstInBoundsGEP2_64(type, context, 0, i));
+    };
+    llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", at.getInt32Ty());
+    Value *inTeam = at.CreateICmpNE(word(n - 1), at.getInt64(0));
+    Value *tid =
+        at.CreateSelect(inTeam, at.CreateSExt(at.CreateCall(tidFn), i64()), at.getInt64(0));
+    scope_.poolShare = at.CreateInBoundsGEP(at.getInt8Ty(), at.CreateIntToPtr(word(n - 3), ptrTy()),
+                                            at.CreateMul(tid, word(n - 2)), "pool.share");
+  }
+  auto *share = llvm::cast<llvm::Instruction>(scope_.poolShare);
+  llvm::IRBuilder<> at(share->getParent(), std::next(share->getIterator()));
+  Value *p = at.CreateConstInBoundsGEP1_64(at.getInt8Ty(), share, scope_.poolBytes, name);
+  scope_.poolBytes += bytes;
   return p;
 }
 
@@ -781,9 +823,20 @@ void Generator::emitParallel(const Node &n, State &st) {
     return;
   }
   llvm::ArrayType *contextType = nullptr;
-  llvm::AllocaInst *context = storeLiveState(st, contextType, 1);
-  llvm::Function *body = outline(".par", st, contextType,
-                                 [&](State &inner) { emitThreadBlock(n, inner, contextType); });
+  llvm::AllocaInst *context = storeLiveState(st, contextType, 3);
+  uint64_t share = 0;
+  bool pooled = scope_.fn == kernelFn_;
+  llvm::Function *body = outline(
+      ".par", st, contextType, [&](State &inner) { emitThreadBlock(n, inner, contextType); },
+      pooled ? &share : nullptr);
+  if (share > 0) {
+    uint64_t words = contextType->getNumElements();
+    b_.CreateStore(b_.CreatePtrToInt(pool_, i64()),
+                   b_.CreateConstInBoundsGEP2_64(contextType, context, 0, words - 3));
+    b_.CreateStore(c64(int64_t(share)),
+                   b_.CreateConstInBoundsGEP2_64(contextType, context, 0, words - 2));
+    poolPerThread_ = std::max(poolPerThread_, share);
+  }
   emitParallelCall(body, context, contextType, trips);
 }
 
@@ -792,7 +845,8 @@ void Generator::emitParallel(const Node &n, State &st) {
 // returns to where it was.
 llvm::Function *Generator::outline(const std::string &suffix, const State &st,
                                    llvm::ArrayType *contextType,
-                                   const std::function<void(State &)> &emitBody) {
+                                   const std::function<void(State &)> &emitBody,
+                                   uint64_t *poolBytes) {
   auto *type = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy()}, false);
   auto *fn =
       llvm::Function::Create(type, llvm::Function::InternalLinkage,
@@ -803,10 +857,13 @@ llvm::Function *Generator::outline(const std::string &suffix, const State &st,
   scope_ = Scope{};
   scope_.fn = fn;
   scope_.entry = llvm::BasicBlock::Create(ctx(), "entry", fn);
+  scope_.poolContext = poolBytes ? contextType : nullptr;
   b_.SetInsertPoint(scope_.entry);
   State inner = loadLiveState(st, contextType, fn->getArg(0), caller.tensors.size());
   emitBody(inner);
   finishScope();
+  if (poolBytes)
+    *poolBytes = scope_.poolBytes;
   scope_ = std::move(caller);
   b_.SetInsertPoint(callerBlock);
   return fn;
@@ -1783,13 +1840,32 @@ llvm::Function *Generator::kernelFunction() {
       b_.CreateMemSet(scope_.tensors[t], b_.getInt8(0), b_.getInt64(bytes), llvm::MaybeAlign(1));
   }
   threads_ = threadCount(fn->getArg(unsigned(argTensors.size())));
+  // Sized once the parallel bodies are generated (finishPool).
+  llvm::FunctionCallee alloc = m_.getOrInsertFunction("aligned_alloc", ptrTy(), i64(), i64());
+  pool_ = b_.CreateCall(alloc, {b_.getInt64(64), b_.getInt64(0)}, "pool");
+  kernelFn_ = fn;
+  poolPerThread_ = 0;
   return fn;
+}
+
+// The pool holds poolPerThread_ bytes for each of the call's threads, or is not allocated.
+void Generator::finishPool() {
+  if (poolPerThread_ == 0) {
+    pool_->eraseFromParent();
+  } else {
+    llvm::IRBuilder<> at(pool_);
+    pool_->setArgOperand(1,
+                         at.CreateMul(at.CreateZExt(threads_, i64()), at.getInt64(poolPerThread_)));
+    scope_.heap.push_back(pool_);
+  }
+  pool_ = nullptr;
 }
 
 void Generator::generate(const schedule::KernelSchedule &ks) {
   llvm::Function *body = kernelFunction();
   for (const auto &ss : ks.statements)
     statement(ss);
+  finishPool();
   finishScope();
   unsigned arity = unsigned(body->arg_size() - 1);
   std::string symbol = symbolName(k_);
