@@ -140,6 +140,8 @@ struct Scope {
   // A parallel loop's body takes its heap buffers from the kernel's pool (emitParallel): the
   // context's last three words are the pool, each thread's share of it, and the team flag.
   llvm::ArrayType *poolContext = nullptr;
+  Value *teamIndex =
+      nullptr; // a parallel body's thread in its team, at the entry (emitThreadBlock)
   Value *poolShare = nullptr; // this thread's share, computed at the entry on first use
   uint64_t poolBytes = 0;     // of the share, taken so far
 };
@@ -329,17 +331,14 @@ Value *Generator::poolBuffer(uint64_t bytes, const std::string &name) {
   llvm::ArrayType *type = scope_.poolContext;
   Value *context = scope_.fn->getArg(0);
   if (!scope_.poolShare) {
-    llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
+    auto *team = llvm::cast<llvm::Instruction>(scope_.teamIndex);
+    llvm::IRBuilder<> at(team->getParent(), std::next(team->getIterator()));
     uint64_t n = type->getNumElements();
     auto word = [&](uint64_t i) {
       return at.CreateLoad(i64(), at.CreateConstInBoundsGEP2_64(type, context, 0, i));
     };
-    llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", at.getInt32Ty());
-    Value *inTeam = at.CreateICmpNE(word(n - 1), at.getInt64(0));
-    Value *tid =
-        at.CreateSelect(inTeam, at.CreateSExt(at.CreateCall(tidFn), i64()), at.getInt64(0));
     scope_.poolShare = at.CreateInBoundsGEP(at.getInt8Ty(), at.CreateIntToPtr(word(n - 3), ptrTy()),
-                                            at.CreateMul(tid, word(n - 2)), "pool.share");
+                                            at.CreateMul(team, word(n - 2)), "pool.share");
   }
   auto *share = llvm::cast<llvm::Instruction>(scope_.poolShare);
   llvm::IRBuilder<> at(share->getParent(), std::next(share->getIterator()));
@@ -749,14 +748,17 @@ void Generator::emitThreadBlock(const Node &n, State &inner, llvm::ArrayType *co
   size_t v = size_t(n.v);
   int64_t extent = inner.size[v], full = extent / n.step, rem = extent % n.step;
   int64_t trips = full + (rem ? 1 : 0);
-  llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", b_.getInt32Ty());
-  llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", b_.getInt32Ty());
-  Value *inTeam = b_.CreateICmpNE(
-      b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP2_64(contextType, scope_.fn->getArg(0), 0,
+  // At the entry's start, where poolBuffer computes this thread's share of the pool from it.
+  llvm::IRBuilder<> at(scope_.entry, scope_.entry->begin());
+  llvm::FunctionCallee tidFn = m_.getOrInsertFunction("omp_get_thread_num", at.getInt32Ty());
+  llvm::FunctionCallee numFn = m_.getOrInsertFunction("omp_get_num_threads", at.getInt32Ty());
+  Value *inTeam = at.CreateICmpNE(
+      at.CreateLoad(i64(), at.CreateConstInBoundsGEP2_64(contextType, scope_.fn->getArg(0), 0,
                                                          contextType->getNumElements() - 1)),
-      c64(0));
-  Value *tid = b_.CreateSelect(inTeam, b_.CreateSExt(b_.CreateCall(tidFn), i64()), c64(0));
-  Value *num = b_.CreateSelect(inTeam, b_.CreateSExt(b_.CreateCall(numFn), i64()), c64(1));
+      at.getInt64(0));
+  Value *tid = at.CreateSelect(inTeam, at.CreateSExt(at.CreateCall(tidFn), i64()), at.getInt64(0));
+  Value *num = at.CreateSelect(inTeam, at.CreateSExt(at.CreateCall(numFn), i64()), at.getInt64(1));
+  scope_.teamIndex = tid;
   Value *first = b_.CreateSDiv(mul(tid, c64(trips)), num);
   Value *last = b_.CreateSDiv(mul(add(tid, c64(1)), c64(trips)), num);
   Value *begin = inner.begin[v];
@@ -1473,14 +1475,13 @@ void Generator::emitStage(const Node &n, State &st) {
   // With the statement's Init folded, a result's register stage that comes first for its
   // elements starts at the identity; the later ones load what the earlier ones left.
   bool result = registers && p.output;
-  copy.first = result && (initFolded_ || partialSums_) ? firstOfReduction(st) : nullptr;
+  Value *first = result && (initFolded_ || partialSums_) ? firstOfReduction(st) : nullptr;
+  auto *known = llvm::dyn_cast_or_null<llvm::ConstantInt>(first);
   // A sum's register stage over part of its reduction starts at zero and is added onto the
   // result at write-back, as a BLAS micro-kernel sums each block of k: continuing one chain of
   // float additions over K = 500000 made errors 20 times the library's.
-  auto *alwaysFirst = llvm::dyn_cast_or_null<llvm::ConstantInt>(copy.first);
-  bool partial = result && partialSums_ && buf.lanes == 0 && !(alwaysFirst && alwaysFirst->isOne());
-  if (!initFolded_ && !partial)
-    copy.first = nullptr;
+  bool partial = result && partialSums_ && buf.lanes == 0 && !(known && known->isOne());
+  copy.first = initFolded_ ? first : nullptr;
   copy.fillValue = initFolded_ ? identity_ : 0.0;
   auto copyIn = [&](bool fill) {
     copy.fill = fill;
@@ -1517,10 +1518,9 @@ void Generator::emitStage(const Node &n, State &st) {
       copyStage(copy);
     };
     // Without a folded Init, the result holds the identity before the first stage.
-    auto *known = llvm::dyn_cast_or_null<llvm::ConstantInt>(copy.first);
     if (!partial)
       copyOut(false);
-    else if (!initFolded_ || (known && known->isZero()))
+    else if (!copy.first || (known && known->isZero()))
       copyOut(true);
     else
       ifElse(
