@@ -37,6 +37,19 @@ double Target::peakFlopsPerCycle() const {
   return best;
 }
 
+void Target::setClock(double hz) {
+  if (hz <= 0 || hz == clockHz)
+    return;
+  double scale = clockHz / hz;
+  for (auto &m : memories)
+    if (m.bandwidthPerSecond)
+      m.bandwidthBytesPerCycle *= scale;
+  for (auto &i : instructions)
+    if (i.cost.bandwidthPerSecond)
+      i.cost.bandwidthBytesPerCycle *= scale;
+  clockHz = hz;
+}
+
 bool Target::isSoftwareManaged(int memory) const {
   if (memories[memory].isRegisters)
     return true;

@@ -23,6 +23,7 @@ struct Memory {
   // per core for private levels; 0 when not described. Given per second, it is converted with
   // the target's clock.
   double bandwidthBytesPerCycle = 0;
+  bool bandwidthPerSecond = false; // given per second: a change of clock keeps it per second
   double latencyCycles = 0;
   // What a core's caches keep in flight when they read from this memory (0: not described, and
   // not modelled): line fills at once, and sequential streams its prefetchers follow. A read
@@ -52,6 +53,7 @@ struct Cost {
   double latencyCycles = 1;
   double perCycle = 1;               // issue rate: instructions started per cycle per core
   double bandwidthBytesPerCycle = 0; // moves
+  bool bandwidthPerSecond = false;   // given per second (see Memory)
 };
 
 struct Instruction {
@@ -85,6 +87,9 @@ struct Target {
   // The compute peak of one core: the most arithmetic any instruction does per cycle (lanes x
   // operations per lane x issue rate); 0 when no instruction computes.
   double peakFlopsPerCycle() const;
+  // Runs the cores at `hz`: cycle counts (latencies, issue rates, bandwidths given per cycle)
+  // stay, bandwidths given per second are converted again.
+  void setClock(double hz);
 };
 
 struct MemoryRef {

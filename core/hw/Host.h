@@ -49,11 +49,14 @@ std::string hostDescriptionName(const HostCpu &cpu);
 // description's rates stay).
 Target hostTarget(const Target &description, const HostCpu &cpu, const FmaMeter &meter = {});
 
-// Makes the description's compute rate this machine's: when the vector FMA rate `meter`
-// measures for a core is off the described one by more than a quarter, the issue rate of the
-// arithmetic instructions on the peak instruction's unit is scaled to match (in whole pipes),
-// and the load bandwidth into the registers with it. Without a meter or a measurement, nothing
-// changes.
+// Makes the description's compute rate this machine's, as `meter` measures it for a core: when
+// it is off the described one by more than a quarter, the issue rate of the arithmetic
+// instructions on the peak instruction's unit is scaled to match in whole pipes, and the load
+// bandwidth into the registers with it; the rest of the difference goes to the clock (in steps of
+// kClockStepHz, when off by more than kClockToleranceHz), which keeps bandwidths given per
+// second. Without a meter or a measurement, nothing changes.
+constexpr double kClockStepHz = 0.25e9;
+constexpr double kClockToleranceHz = 0.125e9;
 void calibrate(Target &target, const HostCpu &cpu, const FmaMeter &meter);
 
 } // namespace isam::hw

@@ -212,6 +212,10 @@ public:
       return 0;
     return v->perSecond ? v->amount / clockHz : v->amount;
   }
+  bool perSecond(const std::string &key) const {
+    auto v = get(key);
+    return v && v->perSecond;
+  }
 
   bool ok = true;
 
@@ -428,6 +432,7 @@ bool buildInstruction(const ast::InstrDecl &in, hw::Target &target, DiagnosticSi
   out.cost.latencyCycles = cost.getOr("latency", 1);
   out.cost.perCycle = cost.getOr("per_cycle", 1);
   out.cost.bandwidthBytesPerCycle = cost.bandwidth("bandwidth", target.clockHz);
+  out.cost.bandwidthPerSecond = cost.perSecond("bandwidth");
 
   if (in.asmTemplate) {
     out.asmTemplate = *in.asmTemplate;
@@ -489,6 +494,7 @@ bool readMemoryProperties(const ast::MemoryDecl &decl, double clockHz, hw::Memor
   memory.lineBytes = uint32_t(props.getOr("line", 0));
   memory.banks = uint32_t(std::max(1.0, props.getOr("banks", 1)));
   memory.bandwidthBytesPerCycle = props.bandwidth("bandwidth", clockHz);
+  memory.bandwidthPerSecond = props.perSecond("bandwidth");
   memory.latencyCycles = props.getOr("latency", 0);
   memory.misses = uint32_t(props.getOr("misses", 0));
   memory.streams = uint32_t(props.getOr("streams", 0));

@@ -96,6 +96,26 @@ TEST(HardwareModel, BandwidthPerSecondUsesTheClock) {
   EXPECT_DOUBLE_EQ(memory(*t, "ACC").bandwidthBytesPerCycle, 0);   // not described
 }
 
+TEST(HardwareModel, AnotherClockKeepsWhatWasGivenPerSecond) {
+  // Target::setClock (the host's calibration): a bandwidth given per second is the same number
+  // of bytes per second at the new clock, one given per cycle the same per cycle; likewise a
+  // move's.
+  auto s = test::analyse(kAccel);
+  auto t = buildClean(*s, "acc");
+  ASSERT_TRUE(t);
+  EXPECT_TRUE(memory(*t, "DRAM").bandwidthPerSecond);
+  EXPECT_FALSE(memory(*t, "SPAD").bandwidthPerSecond);
+  t->setClock(4e9);
+  EXPECT_DOUBLE_EQ(t->clockHz, 4e9);
+  EXPECT_DOUBLE_EQ(memory(*t, "DRAM").bandwidthBytesPerCycle, 8); // 32 GB/s at 4 GHz
+  EXPECT_DOUBLE_EQ(memory(*t, "SPAD").bandwidthBytesPerCycle, 16);
+  EXPECT_DOUBLE_EQ(memory(*t, "ACC").bandwidthBytesPerCycle, 0);
+  const hw::Instruction *mvin = t->instruction("mvin");
+  ASSERT_TRUE(mvin);
+  EXPECT_DOUBLE_EQ(mvin->cost.bandwidthBytesPerCycle, 2); // 8 GB/s at 4 GHz
+  EXPECT_DOUBLE_EQ(t->instruction("fma")->cost.perCycle, 1.0 / 16);
+}
+
 TEST(HardwareModel, ClockMayFollowTheMemoriesThatNeedIt) {
   auto s = test::analyse(R"(
 target t {

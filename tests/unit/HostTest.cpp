@@ -230,13 +230,16 @@ TEST(HostCalibration, ScalesThePeakUnitToTheMeasuredRateInWholePipes) {
   double described = describedGflops(*description);
   ASSERT_GT(described, 0);
 
-  // Twice the described rate (1.9 rounds to two whole pipes): every arithmetic instruction on
-  // the peak instruction's unit issues twice as fast, and the registers' parent loads twice as
-  // much per cycle; the rest is the description's.
+  // 1.9 times the described rate rounds to two whole pipes: every arithmetic instruction on the
+  // peak instruction's unit issues twice as fast, and the registers' parent loads twice as much
+  // per cycle. The rest (0.95) is the clock, in steps of 0.25 GHz: 3.6 GHz becomes 3.5, and
+  // DRAM's bandwidth, given per second, is that many more bytes per cycle.
   unsigned asked = 0;
   hw::Target t = hw::hostTarget(*description, c, fixedMeter(1.9 * described, &asked));
   EXPECT_EQ(asked, 64u) << "the meter is asked about the widest vector registers (zmm)";
-  EXPECT_NEAR(describedGflops(t), 2 * described, 1e-9 * described);
+  ASSERT_DOUBLE_EQ(description->clockHz, 3.6e9);
+  EXPECT_DOUBLE_EQ(t.clockHz, 3.5e9);
+  EXPECT_NEAR(describedGflops(t), 2 * described * 3.5 / 3.6, 1e-9 * described);
   ASSERT_EQ(t.instructions.size(), description->instructions.size());
   int peakUnit = -1;
   for (size_t i = 0; i < t.instructions.size(); ++i)
@@ -248,34 +251,51 @@ TEST(HostCalibration, ScalesThePeakUnitToTheMeasuredRateInWholePipes) {
     bool scaled = !was.isMove && was.unit == peakUnit;
     EXPECT_DOUBLE_EQ(got.cost.perCycle, was.cost.perCycle * (scaled ? 2 : 1)) << was.name;
   }
+  int perSecond = 0;
   for (size_t m = 0; m < t.memories.size(); ++m) {
     bool feedsRegisters = false;
     for (const auto &r : t.memories)
       feedsRegisters |= r.isRegisters && r.parent == int(m);
+    double scale = feedsRegisters ? 2 : t.memories[m].bandwidthPerSecond ? 3.6 / 3.5 : 1;
+    perSecond += t.memories[m].bandwidthPerSecond;
     EXPECT_DOUBLE_EQ(t.memories[m].bandwidthBytesPerCycle,
-                     description->memories[m].bandwidthBytesPerCycle * (feedsRegisters ? 2 : 1))
+                     description->memories[m].bandwidthBytesPerCycle * scale)
         << t.memories[m].name;
   }
+  EXPECT_EQ(perSecond, 1) << "x86_avx512 gives DRAM's bandwidth in GB/s, the caches' per cycle";
 
-  // Slower than described: quarters of the rate.
-  EXPECT_NEAR(describedGflops(hw::hostTarget(*description, c, fixedMeter(0.5 * described))),
-              0.5 * described, 1e-9 * described);
+  // Slower than described: quarters of the rate, at the described clock when they match it.
+  hw::Target half = hw::hostTarget(*description, c, fixedMeter(0.5 * described));
+  EXPECT_NEAR(describedGflops(half), 0.5 * described, 1e-9 * described);
+  EXPECT_DOUBLE_EQ(half.clockHz, description->clockHz);
 }
 
-TEST(HostCalibration, WithinAQuarterWithoutAMeasurementOrWithoutAMeterNothingChanges) {
+TEST(HostCalibration, WithinAQuarterThePipesStayAndTheClockFollows) {
   auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; }\n");
   auto description = s->target("x86_avx2");
   ASSERT_TRUE(description) << render(*s);
+  ASSERT_DOUBLE_EQ(description->clockHz, 3.4e9);
   hw::HostCpu c = cpu("x86_64-pc-linux-gnu", {"avx", "avx2", "fma"});
   double described = describedGflops(*description);
-  for (auto meter : {fixedMeter(1.2 * described), fixedMeter(0.85 * described),
-                     fixedMeter(std::nullopt), hw::FmaMeter()}) {
+  // (measured / described, the clock): 4.08 GHz rounds to 4.0, 2.89 to 3.0; within 0.125 GHz of
+  // the description's, without a measurement or without a meter, the clock stays.
+  std::vector<std::pair<hw::FmaMeter, double>> cases = {
+      {fixedMeter(1.2 * described), 4.0e9},  {fixedMeter(0.85 * described), 3.0e9},
+      {fixedMeter(1.02 * described), 3.4e9}, {fixedMeter(0.98 * described), 3.4e9},
+      {fixedMeter(std::nullopt), 3.4e9},     {hw::FmaMeter(), 3.4e9}};
+  for (const auto &[meter, clock] : cases) {
     hw::Target t = hw::hostTarget(*description, c, meter);
+    EXPECT_DOUBLE_EQ(t.clockHz, clock);
     for (size_t i = 0; i < t.instructions.size(); ++i)
       EXPECT_EQ(t.instructions[i].cost.perCycle, description->instructions[i].cost.perCycle);
-    for (size_t m = 0; m < t.memories.size(); ++m)
-      EXPECT_EQ(t.memories[m].bandwidthBytesPerCycle,
-                description->memories[m].bandwidthBytesPerCycle);
+    for (size_t m = 0; m < t.memories.size(); ++m) {
+      const hw::Memory &was = description->memories[m];
+      // Bytes per second stay what the description says.
+      EXPECT_DOUBLE_EQ(t.memories[m].bandwidthBytesPerCycle,
+                       was.bandwidthBytesPerCycle *
+                           (was.bandwidthPerSecond ? description->clockHz / clock : 1))
+          << was.name;
+    }
   }
 }
 
