@@ -26,15 +26,29 @@ bool Target::isAncestor(int ancestor, int memory) const {
   return false;
 }
 
-double Target::peakFlopsPerCycle() const {
+namespace {
+
+double flopsPerCycle(const Instruction &i) {
+  if (i.isMove || i.semantics.statements.empty())
+    return 0;
+  const ir::Statement &s = i.semantics.statements[0];
+  return double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle;
+}
+
+} // namespace
+
+const Instruction *Target::peakInstruction() const {
+  const Instruction *peak = nullptr;
   double best = 0;
-  for (const auto &i : instructions) {
-    if (i.isMove || i.semantics.statements.empty())
-      continue;
-    const ir::Statement &s = i.semantics.statements[0];
-    best = std::max(best, double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle);
-  }
-  return best;
+  for (const auto &i : instructions)
+    if (double f = flopsPerCycle(i); f > best)
+      best = f, peak = &i;
+  return peak;
+}
+
+double Target::peakFlopsPerCycle() const {
+  const Instruction *peak = peakInstruction();
+  return peak ? flopsPerCycle(*peak) : 0;
 }
 
 void Target::setClock(double hz) {

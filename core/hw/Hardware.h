@@ -87,6 +87,8 @@ struct Target {
   // The compute peak of one core: the most arithmetic any instruction does per cycle (lanes x
   // operations per lane x issue rate); 0 when no instruction computes.
   double peakFlopsPerCycle() const;
+  // The instruction that reaches it (the first of equals); null when none computes.
+  const Instruction *peakInstruction() const;
   // Runs the cores at `hz`: cycle counts (latencies, issue rates, bandwidths given per cycle)
   // stay, bandwidths given per second are converted again.
   void setClock(double hz);

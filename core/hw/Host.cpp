@@ -153,16 +153,8 @@ void calibrate(Target &t, const HostCpu &cpu, const FmaMeter &meter) {
   for (const auto &m : t.memories)
     if (m.isRegisters)
       vectorBytes = std::max(vectorBytes, m.registerBytes);
-  const Instruction *peak = nullptr;
-  double best = 0;
-  for (const auto &i : t.instructions) {
-    if (i.isMove || i.semantics.statements.empty())
-      continue;
-    const ir::Statement &s = i.semantics.statements[0];
-    double perCycle = double(s.pointCount()) * s.flopsPerPoint() * i.cost.perCycle;
-    if (perCycle > best)
-      best = perCycle, peak = &i;
-  }
+  const Instruction *peak = t.peakInstruction();
+  double best = t.peakFlopsPerCycle();
   if (!peak || vectorBytes == 0)
     return;
   std::optional<double> measured = meter(cpu, vectorBytes);
