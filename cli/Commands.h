@@ -14,6 +14,7 @@ Action registerDumpIr(CLI::App &app);
 Action registerFmt(CLI::App &app);
 Action registerLsp(CLI::App &app);
 Action registerMap(CLI::App &app);
+Action registerRenderWorker(CLI::App &app);
 Action registerRun(CLI::App &app);
 Action registerSchedule(CLI::App &app);
 Action registerTune(CLI::App &app);

@@ -7,7 +7,9 @@
 #include "Commands.h"
 
 #include "lsp/Transport.h"
+#include "viz/RenderWorker.h"
 
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 
@@ -32,6 +34,12 @@ Action registerLsp(CLI::App &app) {
                 "they can read the workspace's files)")
       ->needs(listen);
   return [opts]() {
+    // Diagrams are drawn by `isamap render-worker` processes, which Graphviz's leaks and heap
+    // damage cannot outlive (viz/RenderWorker.h).
+    std::error_code error;
+    std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error)
+      viz::useRenderWorker({{self.string(), "render-worker"}});
     try {
       if (opts->listen.empty())
         return lsp::serveStdio();

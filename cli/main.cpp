@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
   add(isam::cli::registerFmt);
   add(isam::cli::registerLsp);
   add(isam::cli::registerMap);
+  add(isam::cli::registerRenderWorker);
   add(isam::cli::registerSchedule);
   add(isam::cli::registerRun);
   add(isam::cli::registerTune);

@@ -176,6 +176,8 @@ Answer<DiagramResult> diagram(Analysis &a, const DiagramParams &p, const StopFn 
     r.text = std::move(*dot.result);
   }
   if (!p.dot) {
+    // Drawing needs nothing of the analysis: other requests may use it meanwhile.
+    lock.unlock();
     viz::Rendered drawn = viz::render(r.text, viz::Format::Svg);
     if (!drawn.ok)
       return refused<DiagramResult>(Refusal::Failed,

@@ -1,5 +1,7 @@
 #include "viz/Render.h"
 
+#include "viz/RenderWorker.h"
+
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -146,6 +148,11 @@ bool parses(const std::string &dot, std::string *error) {
 }
 
 Rendered render(const std::string &dot, Format format) {
+  return detail::workerConfigured() ? detail::renderInWorker(dot, format)
+                                    : renderInProcess(dot, format);
+}
+
+Rendered renderInProcess(const std::string &dot, Format format) {
   Rendered out;
   std::string messages;
   {

@@ -3,9 +3,12 @@
 //    from the last edit of a burst to the diagnostics of that version, less the debounce;
 //  - the time to answer isamap/diagram, per sample and view (each first request computes the
 //    mapping or schedule it draws);
-//  - the server's resident memory across 10,000 edits.
+//  - the server's resident memory across 10,000 edits;
+//  - the resident memory of the server and of its render workers across 10,000 schedule and
+//    kernel diagrams (Graphviz leaks in every render; the workers are retired to bound it).
 // Usage: node bench/lsp/latency.mjs [--binary build/cli/isamap] [--bursts 200] [--edits 10000]
-//        [--target x86_avx512] [--debounce-ms 150] [--only edit|diagram|memory] [--json]
+//        [--renders 10000] [--target x86_avx512] [--debounce-ms 150]
+//        [--only edit|diagram|memory|renders] [--json]
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -27,6 +30,7 @@ const option = (name, fallback) => {
 const binary = path.resolve(option('--binary', path.join(root, 'build/cli/isamap')));
 const bursts = Number(option('--bursts', 200));
 const memoryEdits = Number(option('--edits', 10000));
+const renderCount = Number(option('--renders', 10000));
 const target = option('--target', 'x86_avx512');
 const debounceMs = Number(option('--debounce-ms', 150));
 const asJson = args.includes('--json');
@@ -39,6 +43,27 @@ function percentile(values, p) {
 function rssKiB(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+}
+
+// The resident memory of a process's descendants (the server's render workers).
+function childrenRssKiB(pid) {
+  let total = 0;
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    let children = '';
+    try {
+      children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const child of children.trim().split(/\s+/).filter(Boolean)) {
+      try {
+        total += rssKiB(Number(child)) + childrenRssKiB(Number(child));
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return total;
 }
 
 async function start() {
@@ -189,11 +214,41 @@ async function diagrams() {
   return out;
 }
 
+async function renders() {
+  const server = await start();
+  const file = path.join(root, 'samples', 'gemm.isam');
+  const uri = pathToFileURL(file).href;
+  const opened = server.published(uri, 1);
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version: 1, text: fs.readFileSync(file, 'utf8') },
+  });
+  await opened;
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const position = { line: lines.findIndex((l) => l.startsWith('kernel ')) + 1, character: 4 };
+  const samples = [];
+  let workerMax = 0;
+  const t0 = performance.now();
+  for (let i = 1; i <= renderCount; ++i) {
+    // Schedule diagrams (HTML labels, the worst leak) and kernel diagrams, alternately.
+    const r = await server.connection.sendRequest('isamap/diagram', {
+      textDocument: { uri }, position, view: i % 2 ? 'schedule' : 'kernel',
+    });
+    if (!r.svg) throw new Error(`diagram ${i}: ${r.message}`);
+    if (i % 100 === 0) workerMax = Math.max(workerMax, childrenRssKiB(server.proc.pid));
+    if (i % 1000 === 0)
+      samples.push({ renders: i, rssKiB: rssKiB(server.proc.pid), workersKiB: childrenRssKiB(server.proc.pid) });
+  }
+  const msPerRender = (performance.now() - t0) / renderCount;
+  server.proc.kill();
+  return { samples, workerMaxKiB: workerMax, msPerRender };
+}
+
 const only = option('--only', '');
 const result = { target, debounceMs,
   edit: !only || only === 'edit' ? await editLatency() : null,
   diagrams: !only || only === 'diagram' ? await diagrams() : [],
-  memory: !only || only === 'memory' ? await memory() : [] };
+  memory: !only || only === 'memory' ? await memory() : [],
+  renders: !only || only === 'renders' ? await renders() : null };
 if (asJson) {
   console.log(JSON.stringify(result, null, 2));
 } else {
@@ -208,5 +263,11 @@ if (asJson) {
       ['kernel', 'hardware', 'mapping', 'schedule'].filter((v) => r[v + 'Message']).map((v) => `  (${v}: ${r[v + 'Message']})`).join(''));
   console.log(`resident memory across ${memoryEdits} edits (KiB):`);
   console.log('  ' + result.memory.map((s) => `${s.edits}: ${s.rssKiB}`).join('  '));
+  if (result.renders) {
+    console.log(`resident memory across ${renderCount} diagrams (KiB; server, then its render workers),` +
+      ` ${f(result.renders.msPerRender)} ms per diagram:`);
+    console.log('  ' + result.renders.samples.map((s) => `${s.renders}: ${s.rssKiB} + ${s.workersKiB}`).join('  '));
+    console.log(`  render workers at most ${result.renders.workerMaxKiB} KiB (sampled every 100 diagrams)`);
+  }
 }
 process.exit(0);
