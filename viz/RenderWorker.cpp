@@ -170,6 +170,12 @@ bool startWorker(State &s, std::string &error) {
   return true;
 }
 
+void fallBack(State &s, const std::string &error) {
+  s.stats.inProcess = true;
+  std::cerr << "isamap: cannot start the render worker (" << error
+            << "); rendering in this process\n";
+}
+
 struct Answer {
   Read read = Read::Ok;
   bool ok = false;
@@ -202,6 +208,10 @@ void useRenderWorker(RenderWorkerOptions options) {
   endWorker(s.worker);
   s.options = std::move(options);
   s.stats = RenderWorkerStats{};
+  // The first worker starts now, so that the first diagram does not wait for its start-up.
+  std::string error;
+  if (!s.options.command.empty() && !startWorker(s, error))
+    fallBack(s, error);
 }
 
 RenderWorkerStats renderWorkerStats() {
@@ -227,9 +237,7 @@ Rendered renderInWorker(const std::string &dot, Format format) {
     if (s.worker.pid < 0) {
       std::string error;
       if (!startWorker(s, error)) {
-        s.stats.inProcess = true;
-        std::cerr << "isamap: cannot start the render worker (" << error
-                  << "); rendering in this process\n";
+        fallBack(s, error);
         lock.unlock();
         return renderInProcess(dot, format);
       }

@@ -12,7 +12,7 @@
 // `timeout`, or a worker that dies, gives a failed Rendered with the reason; a job that killed
 // a worker which had rendered before is tried once more in a fresh one (the damage may have
 // been done by an earlier job). A worker that cannot be started at all makes render() fall back
-// to rendering in process, with the reason printed once on standard error.
+// to rendering in process, with the reason printed on standard error.
 //
 // Jobs are serialised (one worker at a time), as in-process rendering is.
 #pragma once
@@ -33,8 +33,8 @@ struct RenderWorkerOptions {
   std::chrono::milliseconds timeout{30000};
 };
 
-// From now on render() goes through workers; an empty command turns them off again (the current
-// worker, if any, is retired).
+// From now on render() goes through workers, the first of which starts now; an empty command
+// turns them off again (the current worker, if any, is retired).
 void useRenderWorker(RenderWorkerOptions options);
 
 struct RenderWorkerStats {

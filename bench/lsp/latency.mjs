@@ -183,28 +183,32 @@ async function memory() {
   return samples;
 }
 
+// Opens a sample and waits for its diagnostics; returns its uri and the position of the first
+// statement of its first kernel.
+async function openSample(server, name) {
+  const file = path.join(root, 'samples', name);
+  const uri = pathToFileURL(file).href;
+  const text = fs.readFileSync(file, 'utf8');
+  const opened = server.published(uri, 1);
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version: 1, text },
+  });
+  await opened;
+  const lines = text.split('\n');
+  let line = lines.findIndex((l) => l.startsWith('kernel ')) + 1;
+  while (/^\s*(local|\/\/)/.test(lines[line])) ++line;
+  return { uri, position: { line, character: 4 } };
+}
+
 async function diagrams() {
   const out = [];
   for (const name of fs.readdirSync(path.join(root, 'samples')).filter((f) => f.endsWith('.isam')).sort()) {
     const server = await start();
-    const file = path.join(root, 'samples', name);
-    const uri = pathToFileURL(file).href;
-    const opened = server.published(uri, 1);
-    await server.connection.sendNotification('textDocument/didOpen', {
-      textDocument: { uri, languageId: 'isam', version: 1, text: fs.readFileSync(file, 'utf8') },
-    });
-    await opened;
-    // The first statement of the first kernel: the line after `kernel`.
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    const kernelLine = lines.findIndex((l) => l.startsWith('kernel '));
-    let statementLine = kernelLine + 1;
-    while (/^\s*(local|\/\/)/.test(lines[statementLine])) ++statementLine;
+    const { uri, position } = await openSample(server, name);
     const row = { sample: name };
     for (const view of ['kernel', 'hardware', 'mapping', 'schedule']) {
       const t = performance.now();
-      const r = await server.connection.sendRequest('isamap/diagram', {
-        textDocument: { uri }, position: { line: statementLine, character: 4 }, view,
-      });
+      const r = await server.connection.sendRequest('isamap/diagram', { textDocument: { uri }, position, view });
       row[view] = performance.now() - t;
       if (!r.svg) row[view + 'Message'] = r.message;
     }
@@ -216,15 +220,7 @@ async function diagrams() {
 
 async function renders() {
   const server = await start();
-  const file = path.join(root, 'samples', 'gemm.isam');
-  const uri = pathToFileURL(file).href;
-  const opened = server.published(uri, 1);
-  await server.connection.sendNotification('textDocument/didOpen', {
-    textDocument: { uri, languageId: 'isam', version: 1, text: fs.readFileSync(file, 'utf8') },
-  });
-  await opened;
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
-  const position = { line: lines.findIndex((l) => l.startsWith('kernel ')) + 1, character: 4 };
+  const { uri, position } = await openSample(server, 'gemm.isam');
   const samples = [];
   let workerMax = 0;
   const t0 = performance.now();

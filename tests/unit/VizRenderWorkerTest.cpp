@@ -123,8 +123,8 @@ TEST_F(VizRenderWorker, AHungWorkerIsStoppedAtTheTimeout) {
 TEST_F(VizRenderWorker, AWorkerThatCannotStartLeavesRenderingInProcess) {
   viz::RenderWorkerOptions o;
   o.command = {"/nonexistent/isamap", "render-worker"};
-  viz::useRenderWorker(o);
   testing::internal::CaptureStderr();
+  viz::useRenderWorker(o);
   viz::Rendered r = viz::render("digraph { a -> b; }", viz::Format::Svg);
   std::string said = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(r.ok) << r.error;
