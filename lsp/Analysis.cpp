@@ -1,12 +1,16 @@
 #include "lsp/Analysis.h"
 #include "backends/llvm/Calibrate.h"
+#include "lsp/Summaries.h"
+
+#include <cstdio>
 
 namespace isam::lsp {
 
 Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
-                   std::shared_ptr<ParseCache> parses)
+                   std::shared_ptr<ParseCache> parses, std::shared_ptr<SummaryCache> summaries)
     : doc_(std::move(doc)), settings_(std::move(settings)),
-      tuning_(tuningRecords(settings_.tuningDb, settings_.workspaceFolders)) {
+      tuning_(tuningRecords(settings_.tuningDb, settings_.workspaceFolders)),
+      summaries_(summaries ? std::move(summaries) : std::make_shared<SummaryCache>()) {
   SessionOptions options;
   options.searchPath = settings_.includeDirs;
   options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
@@ -87,17 +91,20 @@ const ast::KernelDecl *Analysis::kernelDecl(const std::string &name) {
   return it == kernels.end() ? nullptr : it->second;
 }
 
+const ast::InstanceDecl *Analysis::instanceDecl(const Subject &s) {
+  // The named instance, or the kernel's first: the document's own, then its imports'.
+  for (const ast::File *f : session_->files())
+    for (const auto &inst : f->instances)
+      if (s.instance.empty() ? inst.kernel.name == s.kernel : inst.name.name == s.instance)
+        return &inst;
+  return nullptr;
+}
+
 const ir::Kernel *Analysis::instance(const Subject &s, std::string *problem) {
   std::string k = key({s.kernel, s.instance, ""});
   auto it = instances_.find(k);
   if (it == instances_.end()) {
-    const ast::InstanceDecl *decl = nullptr;
-    // The named instance, or the kernel's first: the document's own, then its imports'.
-    for (const ast::File *f : session_->files())
-      for (const auto &inst : f->instances)
-        if (!decl &&
-            (s.instance.empty() ? inst.kernel.name == s.kernel : inst.name.name == s.instance))
-          decl = &inst;
+    const ast::InstanceDecl *decl = instanceDecl(s);
     std::optional<ir::Kernel> ir;
     std::string why;
     if (!decl) {
@@ -198,6 +205,37 @@ std::vector<Diagnostic> Analysis::scheduleDiagnostics(const StopFn &stop) {
         out.push_back(d);
   }
   return out;
+}
+
+const std::string &Analysis::summaryContext() {
+  if (!summaryContext_.empty())
+    return summaryContext_;
+  std::string all = settings_.target + '\n' + std::to_string(settings_.mappingBudgetMs) + '\n' +
+                    std::to_string(settings_.scheduleCandidates) + '\n' + tuning_.stamp + '\n';
+  const SourceManager &sm = session_->sources();
+  for (FileId f = 0; f < sm.fileCount(); ++f)
+    if (f != main_)
+      all += sm.path(f) + '\n' + std::to_string(sm.text(f).size()) + ':' + sm.text(f);
+  const ast::File &file = mainAst();
+  auto add = [&](const SourceRange &r) {
+    if (r.file == main_ && r.begin <= r.end && r.end <= sm.text(main_).size())
+      all += '\n' + sm.text(main_).substr(r.begin, r.end - r.begin);
+  };
+  for (const auto &d : file.imports)
+    add(d.range);
+  for (const auto &d : file.targets)
+    add(d.range);
+  for (const auto &d : file.systems)
+    add(d.range);
+  // Two independent 64-bit hashes (FNV-1a and the library's) and the length.
+  uint64_t fnv = 1469598103934665603ull;
+  for (unsigned char c : all)
+    fnv = (fnv ^ c) * 1099511628211ull;
+  char digest[64];
+  std::snprintf(digest, sizeof digest, "%016llx%016zx-%zu", (unsigned long long)fnv,
+                std::hash<std::string>{}(all), all.size());
+  summaryContext_ = digest;
+  return summaryContext_;
 }
 
 std::optional<Analysis::StatementRef> Analysis::statementAt(uint32_t offset) const {

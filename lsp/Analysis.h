@@ -23,14 +23,18 @@
 
 namespace isam::lsp {
 
+class SummaryCache;
+
 // Polled between stages of long work; true means the result is no longer wanted.
 using StopFn = std::function<bool()>;
 
 class Analysis {
 public:
   // `parses`, if given, is shared by the analyses of an editing session (syntax/ParseCache.h).
+  // `summaries`, if given, is shared likewise (Summaries.h); without it the analysis makes one.
   Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
-           std::shared_ptr<ParseCache> parses = nullptr);
+           std::shared_ptr<ParseCache> parses = nullptr,
+           std::shared_ptr<SummaryCache> summaries = nullptr);
 
   const Document &document() const { return doc_; }
   const Settings &settings() const { return settings_; }
@@ -69,6 +73,8 @@ public:
   const hw::Target *target(const std::string &name = {}, std::string *problem = nullptr);
   // The kernel declared in this document or an import, by name.
   const ast::KernelDecl *kernelDecl(const std::string &name);
+  // The declaration of the instance that stands for the subject; null when there is none.
+  const ast::InstanceDecl *instanceDecl(const Subject &s);
   // The subject's instance; null (with the reason in `problem`) when there is none or it has
   // errors.
   const ir::Kernel *instance(const Subject &s, std::string *problem = nullptr);
@@ -83,6 +89,12 @@ public:
   // which only scheduling finds: each kernel of the document that pins something is scheduled
   // for its default instance. The blocks' own problems (E0704, E0705) are the full check's.
   std::vector<Diagnostic> scheduleDiagnostics(const StopFn &stop = {});
+
+  // Statement summaries kept across versions, and the digest of what they depend on besides a
+  // kernel and its instance: the settings that steer the search, the tuning records, every
+  // file read but the document, and the document's imports, targets and systems.
+  SummaryCache &summaries() { return *summaries_; }
+  const std::string &summaryContext();
 
   // The statement of the document at `offset`: its kernel and position among the kernel's
   // statements.
@@ -106,6 +118,8 @@ private:
   std::map<std::string, std::string> overlaysRead_; // the overlays of loaded_ files, as read
   std::map<FileId, LineMap> lines_;
   TuningRecords tuning_; // as it was when this analysis was made
+  std::shared_ptr<SummaryCache> summaries_;
+  std::string summaryContext_; // made on first use
   static std::string key(const Subject &s) {
     return s.kernel + '\n' + s.instance + '\n' + s.target;
   }

@@ -1,5 +1,6 @@
 #include "lsp/Focus.h"
 #include "lsp/Convert.h"
+#include "lsp/Summaries.h"
 
 namespace isam::lsp {
 
@@ -56,8 +57,10 @@ std::optional<size_t> irStatementOf(const Focus &f, const ir::Kernel &k) {
 
 namespace isam::lsp {
 
-std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const StopFn &stop,
-                                          std::string *problem) {
+namespace {
+
+std::optional<StatementSummary> summarizeNow(Analysis &a, const Focus &f, const StopFn &stop,
+                                             std::string *problem) {
   const ir::Kernel *k = a.instance(f.subject, problem);
   if (!k)
     return std::nullopt;
@@ -88,6 +91,27 @@ std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const Sto
     out.instruction = t->instructions[size_t(ss.config.instruction)].name;
     out.calls = (*maps)[*s].candidates[size_t(m)].instructionCount;
   }
+  return out;
+}
+
+} // namespace
+
+std::optional<StatementSummary> summarize(Analysis &a, const Focus &f, const StopFn &stop,
+                                          std::string *problem) {
+  std::optional<std::string> key = summaryKey(a, f);
+  if (key)
+    if (auto known = a.summaries().find(*key)) {
+      if (problem)
+        *problem = known->problem;
+      return known->summary;
+    }
+  std::string why;
+  std::optional<StatementSummary> out = summarizeNow(a, f, stop, &why);
+  // A search that was stopped says nothing about the statement.
+  if (key && !(stop && stop()))
+    a.summaries().put(*key, {out, why});
+  if (problem)
+    *problem = why;
   return out;
 }
 

@@ -110,7 +110,7 @@ std::shared_ptr<Analysis> Workspace::current(const std::string &uri) {
       return it->second;
     s = settings_;
   }
-  auto analysis = std::make_shared<Analysis>(*doc, std::move(overlays), s, parses_);
+  auto analysis = std::make_shared<Analysis>(*doc, std::move(overlays), s, parses_, summaries_);
   std::lock_guard lock(mutex_);
   // Keep whichever analysis is of the newer version (another thread may have finished first);
   // one made with settings changed meanwhile is not kept.

@@ -22,6 +22,7 @@
 #include "lsp/Documents.h"
 #include "lsp/Protocol.h"
 #include "lsp/Settings.h"
+#include "lsp/Summaries.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -83,6 +84,8 @@ private:
   Publish publish_;
   // Shared by every analysis: an edit re-parses only the declarations it touched.
   std::shared_ptr<ParseCache> parses_ = std::make_shared<ParseCache>();
+  // Likewise: an edit schedules again only the kernels it touched.
+  std::shared_ptr<SummaryCache> summaries_ = std::make_shared<SummaryCache>();
   DocumentStore documents_;
   mutable std::mutex mutex_; // guards everything below
   Settings settings_;

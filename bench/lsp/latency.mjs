@@ -3,12 +3,14 @@
 //    from the last edit of a burst to the diagnostics of that version, less the debounce;
 //  - the time to answer isamap/diagram, per sample and view (each first request computes the
 //    mapping or schedule it draws);
+//  - edit-to-code-lenses latency (p50, p99) on the 2,000-line file, for an edit in a comment and
+//    one in an instance's sizes;
 //  - the server's resident memory across 10,000 edits;
 //  - the resident memory of the server and of its render workers across 10,000 schedule and
 //    kernel diagrams (Graphviz leaks in every render; the workers are retired to bound it).
 // Usage: node bench/lsp/latency.mjs [--binary build/cli/isamap] [--bursts 200] [--edits 10000]
-//        [--renders 10000] [--target x86_avx512] [--debounce-ms 150]
-//        [--only edit|diagram|memory|renders] [--json]
+//        [--renders 10000] [--lens-rounds 100] [--target x86_avx512] [--debounce-ms 150]
+//        [--only edit|lenses|diagram|memory|renders] [--json]
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -31,6 +33,7 @@ const binary = path.resolve(option('--binary', path.join(root, 'build/cli/isamap
 const bursts = Number(option('--bursts', 200));
 const memoryEdits = Number(option('--edits', 10000));
 const renderCount = Number(option('--renders', 10000));
+const lensRounds = Number(option('--lens-rounds', 100));
 const target = option('--target', 'x86_avx512');
 const debounceMs = Number(option('--debounce-ms', 150));
 const asJson = args.includes('--json');
@@ -149,6 +152,52 @@ async function editLatency() {
            max: Math.max(...latencies), elapsedMs: elapsed };
 }
 
+// Edit -> code lenses: each round makes one edit to the 2,000-line file, alternately in a comment
+// (no kernel changes) and in an instance's sizes (one kernel's statements must be scheduled
+// again), then asks for the whole file's lenses and times the answer.
+async function lensLatency() {
+  const server = await start();
+  const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-lens.isam')).href;
+  const text = bigFile();
+  const lines = text.split('\n');
+  let version = 1;
+  const opened = server.published(uri, version);
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version, text },
+  });
+  await opened;
+  let t = performance.now();
+  const first = await server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } });
+  const firstMs = performance.now() - t;
+  const comment = [], instance = [];
+  for (let round = 0; round < lensRounds; ++round) {
+    ++version;
+    let change;
+    if (round % 2 === 0) {
+      const line = 1000 - (1000 % 9); // a kernel's comment line
+      change = { range: { start: { line, character: 3 }, end: { line, character: 3 } }, text: 'x' };
+    } else {
+      // An instance's first size: `layerI<8 + I % 5, ...>` becomes another number.
+      const line = 9 * ((round * 7) % 200) + 7;
+      const at = lines[line].indexOf('<') + 1;
+      const now = lines[line].slice(at).match(/^\d+/)[0];
+      const next = String(Number(now) + 1);
+      lines[line] = lines[line].slice(0, at) + next + lines[line].slice(at + now.length);
+      change = { range: { start: { line, character: at }, end: { line, character: at + now.length } }, text: next };
+    }
+    await server.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version }, contentChanges: [change],
+    });
+    t = performance.now();
+    const lenses = await server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } });
+    if (lenses.length !== first.length) throw new Error(`lenses: ${lenses.length} after an edit, ${first.length} before`);
+    (round % 2 === 0 ? comment : instance).push(performance.now() - t);
+  }
+  server.proc.kill();
+  const stats = (v) => ({ p50: percentile(v, 50), p99: percentile(v, 99), max: Math.max(...v) });
+  return { lenses: first.length, firstMs, comment: stats(comment), instance: stats(instance) };
+}
+
 async function memory() {
   const server = await start();
   const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-mem.isam')).href;
@@ -242,6 +291,7 @@ async function renders() {
 const only = option('--only', '');
 const result = { target, debounceMs,
   edit: !only || only === 'edit' ? await editLatency() : null,
+  lenses: !only || only === 'lenses' ? await lensLatency() : null,
   diagrams: !only || only === 'diagram' ? await diagrams() : [],
   memory: !only || only === 'memory' ? await memory() : [],
   renders: !only || only === 'renders' ? await renders() : null };
@@ -252,6 +302,12 @@ if (asJson) {
   console.log(`edit-to-diagnostics after the ${debounceMs} ms debounce, 2,000-line file, ${bursts} bursts of 5 edits:`);
   if (result.edit)
     console.log(`  p50 ${f(result.edit.p50)} ms   p99 ${f(result.edit.p99)} ms   max ${f(result.edit.max)} ms`);
+  if (result.lenses) {
+    const l = result.lenses;
+    console.log(`edit-to-code-lenses, 2,000-line file, ${l.lenses} lenses (first request ${f(l.firstMs)} ms), ${lensRounds} edits:`);
+    console.log(`  in a comment:          p50 ${f(l.comment.p50)} ms   p99 ${f(l.comment.p99)} ms   max ${f(l.comment.max)} ms`);
+    console.log(`  in an instance's sizes: p50 ${f(l.instance.p50)} ms   p99 ${f(l.instance.p99)} ms   max ${f(l.instance.max)} ms`);
+  }
   console.log('isamap/diagram (ms; first request per view, including the mapping or schedule drawn):');
   console.log('  sample               kernel  hardware  mapping  schedule');
   for (const r of result.diagrams)

@@ -109,7 +109,7 @@ TEST_F(VizRenderWorker, AWorkerThatDiesOnAJobGivesTheReason) {
 
 TEST_F(VizRenderWorker, AHungWorkerIsStoppedAtTheTimeout) {
   viz::RenderWorkerOptions o;
-  o.command = {"/bin/sh", "-c", "sleep 30"}; // never answers
+  o.command = {"/bin/sh", "-c", "exec sleep 30"}; // never answers
   o.timeout = std::chrono::milliseconds(200);
   viz::useRenderWorker(o);
   viz::Rendered r = viz::render("digraph { a -> b; }", viz::Format::Svg);
