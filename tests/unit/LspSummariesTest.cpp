@@ -75,9 +75,11 @@ TEST(LspSummaries, AnEditedInstanceOrKernelIsSummarizedAgain) {
   auto cache = std::make_shared<SummaryCache>();
   std::string v1 = std::string(kTarget) + kKernels;
   auto first = titles(*test::analyseDocument(v1, "main.isam", onVec(), cache));
-  for (std::string v2 :
-       {replaced(v1, "gemm<64, 64, 64>", "gemm<32, 64, 64>"),
-        replaced(v1, "C[m, n] += A[m, k] * B[k, n];", "C[m, n] += B[k, n] * A[m, k];")}) {
+  // Other sizes, another statement, a schedule block (inside the kernel's declaration).
+  const std::string statement = "C[m, n] += A[m, k] * B[k, n];";
+  for (std::string v2 : {replaced(v1, "gemm<64, 64, 64>", "gemm<32, 64, 64>"),
+                         replaced(v1, statement, "C[m, n] += B[k, n] * A[m, k];"),
+                         replaced(v1, statement, statement + "\n  schedule { parallel: m; }")}) {
     size_t hits = cache->hits();
     auto again = titles(*test::analyseDocument(v2, "main.isam", onVec(), cache));
     EXPECT_EQ(cache->hits(), hits + 1) << "only 'scale' is reused";
