@@ -177,6 +177,24 @@ const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopF
   return it->second ? &*it->second : nullptr;
 }
 
+void Analysis::prepareDiagnostics(const StopFn &stop) {
+  const ast::File *file = nullptr; // the document's syntax tree never changes
+  {
+    auto held = lock();
+    file = &mainAst();
+  }
+  for (const auto &k : file->kernels) {
+    if (stop && stop())
+      return;
+    auto held = lock();
+    Subject s{k.name.name, "", ""};
+    if (settings_.mappingDiagnostics)
+      mappings(s, stop);
+    if (!session_->schedulePins(k).statements.empty())
+      schedule(s, stop);
+  }
+}
+
 std::vector<Diagnostic> Analysis::mappingDiagnostics(const StopFn &stop) {
   DiagnosticSink sink;
   if (!settings_.mappingDiagnostics)

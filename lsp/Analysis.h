@@ -49,6 +49,10 @@ public:
 
   [[nodiscard]] std::unique_lock<std::mutex> lock() { return std::unique_lock(mutex_); }
 
+  // Computes what mappingDiagnostics() and scheduleDiagnostics() need, taking the lock a kernel
+  // at a time (call it without the lock), so that other requests are answered in between.
+  void prepareDiagnostics(const StopFn &stop = {});
+
   // Everything below needs lock() held.
   Session &session() { return *session_; }
   const SourceManager &sources() { return session_->sources(); }

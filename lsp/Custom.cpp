@@ -205,11 +205,18 @@ Answer<TargetCode> targetCode(Analysis &a, const TargetCodeParams &p, const Stop
   auto code = withProgress(progress, "Compiling " + f.subject.kernel,
                            [&]() -> std::optional<llvm::Expected<pipeline::Code>> {
                              const auto *ks = a.schedule(f.subject, stop, &problem);
-                             if (!ks || stopped(stop))
+                             const ir::Kernel *k = a.instance(f.subject);
+                             if (!ks || !k || stopped(stop))
                                return std::nullopt;
-                             return pipeline::codeText(*t, {{a.instance(f.subject), ks}},
-                                                       p.llvm ? pipeline::Output::LlvmIr
-                                                              : pipeline::Output::Assembly);
+                             // The target, instance and schedule the analysis keeps never
+                             // change: compiling them needs nothing else of it, and quick
+                             // requests are answered meanwhile.
+                             lock.unlock();
+                             auto compiled = pipeline::codeText(
+                                 *t, {{k, ks}},
+                                 p.llvm ? pipeline::Output::LlvmIr : pipeline::Output::Assembly);
+                             lock.lock();
+                             return compiled;
                            });
   if (!code)
     return unavailable<TargetCode>(why(problem, stop));

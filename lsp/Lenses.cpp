@@ -7,12 +7,18 @@
 namespace isam::lsp {
 
 std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop) {
-  auto lock = a.lock();
   std::vector<CodeLens> out;
-  for (const auto &k : a.mainAst().kernels) {
+  const ast::File *file = nullptr; // the document's syntax tree never changes
+  {
+    auto lock = a.lock();
+    file = &a.mainAst();
+  }
+  for (const auto &k : file->kernels) {
     for (size_t i = 0; i < k.statements.size(); ++i) {
       if (stop && stop())
         return out;
+      // Locked per statement: quick requests are answered between two statements' schedules.
+      auto lock = a.lock();
       Focus f;
       f.kernel = &k;
       f.subject.kernel = k.name.name;

@@ -6,7 +6,7 @@
 
 namespace isam::lsp {
 
-// A queue of requests served by one thread, in order.
+// A queue of requests served in order by the threads that pop it.
 class Server::Queue {
 public:
   void push(Pending p) {
@@ -51,7 +51,8 @@ Server::Server(Send send, ServerOptions options)
       });
   workspace_->updateSettings([&](Settings &s) { s.confineImports = options.confineImports; });
   quickThread_ = std::thread([this] { work(*quick_); });
-  slowThread_ = std::thread([this] { work(*slow_); });
+  for (int i = 0; i < kSlowWorkers; ++i)
+    slowThreads_.emplace_back([this] { work(*slow_); });
 }
 
 Server::~Server() {
@@ -64,7 +65,8 @@ Server::~Server() {
   quick_->stop();
   slow_->stop();
   quickThread_.join();
-  slowThread_.join();
+  for (std::thread &t : slowThreads_)
+    t.join();
   workspace_.reset();
 }
 

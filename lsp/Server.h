@@ -3,8 +3,11 @@
 //
 // The reading thread only parses messages, applies document changes and cancellations, and
 // queues requests. Quick requests (hover, completion, navigation) are answered in order on one
-// worker; slow ones (mappings, schedules, diagrams, target code, lenses) on another, so a long
-// search never delays a hover. Diagnostics come from the workspace's analysis thread.
+// worker; slow ones (mappings, schedules, diagrams, target code, lenses, code actions) on a few
+// others, so a long search never delays a hover, and one long compile does not hold up the
+// lightbulb's code actions. Features take a document's analysis lock only for short steps (a
+// statement's schedule, not a whole file's), so that requests on other threads are answered in
+// between. Diagnostics come from the workspace's analysis thread.
 //
 // Bad input never stops the server: malformed JSON is answered with ParseError, a message that
 // is not a request with InvalidRequest, an unknown method with MethodNotFound, wrong parameters
@@ -26,6 +29,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace isam::lsp {
 
@@ -83,7 +87,9 @@ private:
   std::mutex inflightMutex_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_; // by id's JSON text
   std::unique_ptr<Queue> quick_, slow_;
-  std::thread quickThread_, slowThread_;
+  std::thread quickThread_;
+  std::vector<std::thread> slowThreads_; // kSlowWorkers
+  static constexpr int kSlowWorkers = 3;
 };
 
 } // namespace isam::lsp

@@ -211,6 +211,7 @@ void Workspace::analyse(const std::string &uri) {
   if (!publishIfCurrent(diagnostics))
     return;
   std::vector<Diagnostic> later;
+  a->prepareDiagnostics(stop);
   {
     auto lock = a->lock();
     later = a->mappingDiagnostics(stop);

@@ -5,12 +5,14 @@
 //    mapping or schedule it draws);
 //  - edit-to-code-lenses latency (p50, p99) on the 2,000-line file, for an edit in a comment and
 //    one in an instance's sizes;
+//  - hover, completion and code actions on the 2,000-line file while slow requests (lenses, target
+//    code) run, and a hover just after an edit's debounce (p50, p99);
 //  - the server's resident memory across 10,000 edits;
 //  - the resident memory of the server and of its render workers across 10,000 schedule and
 //    kernel diagrams (Graphviz leaks in every render; the workers are retired to bound it).
 // Usage: node bench/lsp/latency.mjs [--binary build/cli/isamap] [--bursts 200] [--edits 10000]
-//        [--renders 10000] [--lens-rounds 100] [--target x86_avx512] [--debounce-ms 150]
-//        [--only edit|lenses|diagram|memory|renders] [--json]
+//        [--renders 10000] [--lens-rounds 100] [--stall-rounds 50] [--target x86_avx512]
+//        [--debounce-ms 150] [--only edit|lenses|stall|diagram|memory|renders] [--json]
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -34,6 +36,7 @@ const bursts = Number(option('--bursts', 200));
 const memoryEdits = Number(option('--edits', 10000));
 const renderCount = Number(option('--renders', 10000));
 const lensRounds = Number(option('--lens-rounds', 100));
+const stallRounds = Number(option('--stall-rounds', 50));
 const target = option('--target', 'x86_avx512');
 const debounceMs = Number(option('--debounce-ms', 150));
 const asJson = args.includes('--json');
@@ -198,6 +201,53 @@ async function lensLatency() {
   return { lenses: first.length, firstMs, comment: stats(comment), instance: stats(instance) };
 }
 
+// Quick requests under load: on the 2,000-line file, each round makes an edit, then asks for a
+// hover just after the debounce (while the document is analysed), then starts the lenses and the
+// target code of a kernel (slow requests) and, while they run, asks for a hover, a completion
+// and the code actions of a statement, as VS Code does when the cursor moves.
+async function stallLatency() {
+  const server = await start();
+  const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-stall.isam')).href;
+  let version = 1;
+  const opened = server.published(uri, version);
+  await server.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'isam', version, text: bigFile() },
+  });
+  await opened;
+  const timed = async (method, params) => {
+    const t = performance.now();
+    await server.connection.sendRequest(method, { textDocument: { uri }, ...params });
+    return performance.now() - t;
+  };
+  // Line 9 i + 3 is kernel i's first statement (bigFile).
+  const statement = (i) => ({ line: 9 * (i % 200) + 3, character: 6 });
+  const r = { afterEdit: [], hover: [], completion: [], codeAction: [] };
+  for (let round = 0; round < stallRounds; ++round) {
+    ++version;
+    await server.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: [{ range: { start: { line: 999, character: 3 }, end: { line: 999, character: 3 } }, text: 'x' }],
+    });
+    await new Promise((done) => setTimeout(done, debounceMs + 20 + (round % 5) * 20));
+    r.afterEdit.push(await timed('textDocument/hover', { position: statement(round) }));
+    const slow = [
+      server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } }),
+      server.connection.sendRequest('isamap/targetCode', { textDocument: { uri }, position: statement(round * 13) }),
+    ];
+    await new Promise((done) => setTimeout(done, 5));
+    r.hover.push(await timed('textDocument/hover', { position: statement(round * 7) }));
+    r.completion.push(await timed('textDocument/completion', { position: statement(round * 11) }));
+    const at = statement(round * 17);
+    r.codeAction.push(await timed('textDocument/codeAction', {
+      range: { start: at, end: at }, context: { diagnostics: [] },
+    }));
+    await Promise.all(slow);
+  }
+  server.proc.kill();
+  const stats = (v) => ({ p50: percentile(v, 50), p99: percentile(v, 99), max: Math.max(...v) });
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, stats(v)]));
+}
+
 async function memory() {
   const server = await start();
   const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-mem.isam')).href;
@@ -292,6 +342,7 @@ const only = option('--only', '');
 const result = { target, debounceMs,
   edit: !only || only === 'edit' ? await editLatency() : null,
   lenses: !only || only === 'lenses' ? await lensLatency() : null,
+  stall: !only || only === 'stall' ? await stallLatency() : null,
   diagrams: !only || only === 'diagram' ? await diagrams() : [],
   memory: !only || only === 'memory' ? await memory() : [],
   renders: !only || only === 'renders' ? await renders() : null };
@@ -307,6 +358,14 @@ if (asJson) {
     console.log(`edit-to-code-lenses, 2,000-line file, ${l.lenses} lenses (first request ${f(l.firstMs)} ms), ${lensRounds} edits:`);
     console.log(`  in a comment:          p50 ${f(l.comment.p50)} ms   p99 ${f(l.comment.p99)} ms   max ${f(l.comment.max)} ms`);
     console.log(`  in an instance's sizes: p50 ${f(l.instance.p50)} ms   p99 ${f(l.instance.p99)} ms   max ${f(l.instance.max)} ms`);
+  }
+  if (result.stall) {
+    const row = (name, v) => console.log(`  ${name.padEnd(36)} p50 ${f(v.p50)} ms   p99 ${f(v.p99)} ms   max ${f(v.max)} ms`);
+    console.log(`quick requests on the 2,000-line file, ${stallRounds} rounds:`);
+    row('hover just after an edit\'s debounce:', result.stall.afterEdit);
+    row('hover while lenses + target code run:', result.stall.hover);
+    row('completion, the same:', result.stall.completion);
+    row('code actions, the same:', result.stall.codeAction);
   }
   console.log('isamap/diagram (ms; first request per view, including the mapping or schedule drawn):');
   console.log('  sample               kernel  hardware  mapping  schedule');

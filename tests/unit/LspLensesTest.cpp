@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 using namespace isam;
 using namespace isam::lsp;
@@ -159,4 +160,47 @@ TEST(LspCodeLenses, ATunedStatementShowsItsMeasuredTimeAndATuneSinceRefreshes) {
                                              std::chrono::seconds(5));
   ASSERT_FALSE(bool(db.save(path)));
   EXPECT_FALSE(a->madeFrom(a->document(), settings, {}));
+}
+
+namespace {
+
+// Polled as a StopFn: whether another thread can take the analysis's lock now. Polls come both
+// between the work's locked steps and within them (where the lock is busy, for up to 200 ms of
+// waiting), so what tells is that some find it free. The futures are kept until the work is
+// over: one still waiting for the lock is then let through.
+struct LockProbe {
+  Analysis &a;
+  std::vector<std::future<void>> pending = {};
+  int free = 0;
+  bool operator()() {
+    auto f = std::async(std::launch::async, [this] { auto held = a.lock(); });
+    if (f.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready)
+      ++free;
+    pending.push_back(std::move(f));
+    return false;
+  }
+};
+
+} // namespace
+
+TEST(LspCodeLenses, OtherRequestsTakeTheLockBetweenTwoStatements) {
+  Annotations t(kTwoKernels);
+  auto a = test::analyseDocument(t.code());
+  LockProbe probe{*a};
+  auto lenses = codeLenses(*a, std::ref(probe));
+  probe.pending.clear();
+  EXPECT_EQ(lenses.size(), 5u);
+  EXPECT_GE(probe.free, 3); // before each of the three statements
+}
+
+TEST(LspDiagnosticsWork, OtherRequestsTakeTheLockBetweenTwoKernels) {
+  Annotations t(kTwoKernels);
+  auto a = test::analyseDocument(t.code());
+  LockProbe probe{*a};
+  a->prepareDiagnostics(std::ref(probe));
+  probe.pending.clear();
+  EXPECT_GE(probe.free, 3); // before each of the three kernels
+  // What the diagnostics need is there: they take no search of their own now.
+  auto lock = a->lock();
+  EXPECT_EQ(a->mappingDiagnostics([] { return true; }).size(), 0u);
 }
