@@ -14,7 +14,7 @@ struct Call {
   const json &params;
   Workspace &workspace;
   std::function<bool()> cancelled;
-  std::function<void(const json &message)> send;
+  std::function<void(const json &message)> send; // $/progress notifications of this request
 
   // Throws RpcError(RequestCancelled) when the client cancelled the request.
   void checkCancelled() const {

@@ -59,8 +59,8 @@ Server::~Server() {
   {
     // Running requests notice and stop at their next check.
     std::lock_guard lock(inflightMutex_);
-    for (auto &[_, flag] : inflight_)
-      *flag = true;
+    for (auto &[_, request] : inflight_)
+      request.second->cancelled = true;
   }
   quick_->stop();
   slow_->stop();
@@ -203,12 +203,16 @@ void Server::dispatch(const json &message) {
     auto f = features_.find(method);
     if (f == features_.end())
       throw RpcError(MethodNotFound, "unknown method '" + method + "'");
-    auto flag = std::make_shared<std::atomic<bool>>(false);
+    auto state = std::make_shared<Request>();
+    if (params.is_object() && params.contains("textDocument") &&
+        params["textDocument"].is_object() && params["textDocument"].contains("uri") &&
+        params["textDocument"]["uri"].is_string())
+      state->uri = params["textDocument"]["uri"];
     {
       std::lock_guard lock(inflightMutex_);
-      inflight_[id.dump()] = flag;
+      inflight_[id.dump()] = {id, state};
     }
-    enqueue({id, method, params, flag}, f->second.slow);
+    enqueue({id, method, params, state}, f->second.slow);
   } catch (const RpcError &e) {
     sendJson(errorResponse(id, e.code, e.what()));
   } catch (const json::exception &e) {
@@ -228,21 +232,61 @@ void Server::work(Queue &queue) {
   }
 }
 
+void Server::respond(Request &r, const json &message) {
+  std::lock_guard lock(r.mutex);
+  if (r.answered)
+    return;
+  for (const json &token : r.progressOpen)
+    sendJson(notification("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}}));
+  r.progressOpen.clear();
+  r.answered = true;
+  sendJson(message);
+}
+
+void Server::progress(Request &r, const json &message) {
+  std::lock_guard lock(r.mutex);
+  if (r.answered)
+    return;
+  const json &token = message["params"]["token"];
+  std::string kind = message["params"]["value"].value("kind", "");
+  if (kind == "begin")
+    r.progressOpen.push_back(token);
+  else if (kind == "end")
+    std::erase(r.progressOpen, token);
+  sendJson(message);
+}
+
+void Server::abandon(const std::string &key, const json &id, int code, const std::string &why) {
+  std::shared_ptr<Request> r;
+  {
+    std::lock_guard lock(inflightMutex_);
+    auto it = inflight_.find(key);
+    if (it == inflight_.end())
+      return;
+    r = it->second.second;
+  }
+  // Answered first, so that the work, stopping, cannot answer with a code of its own.
+  respond(*r, errorResponse(id, code, why));
+  r->cancelled = true;
+}
+
 void Server::answer(Pending &p) {
-  auto cancelled = [flag = p.cancelled] { return flag->load(); };
+  Request &r = *p.state;
+  auto cancelled = [state = p.state] { return state->cancelled.load(); };
   try {
     if (cancelled())
       throw RpcError(RequestCancelled, "cancelled");
-    Call call{p.params, *workspace_, cancelled, [this](const json &m) { sendJson(m); }};
+    Call call{p.params, *workspace_, cancelled, [this, &r](const json &m) { progress(r, m); }};
     json result = features_.at(p.method).handler(call);
-    sendJson(response(p.id, std::move(result)));
+    respond(r, response(p.id, std::move(result)));
   } catch (const RpcError &e) {
-    sendJson(errorResponse(p.id, e.code, e.what()));
+    respond(r, errorResponse(p.id, e.code, e.what()));
   } catch (const json::exception &e) {
-    sendJson(errorResponse(p.id, InvalidParams, std::string("malformed parameters: ") + e.what()));
+    respond(r,
+            errorResponse(p.id, InvalidParams, std::string("malformed parameters: ") + e.what()));
   } catch (const std::exception &e) {
     log(1, "isamap lsp: " + p.method + " failed: " + e.what());
-    sendJson(errorResponse(p.id, InternalError, p.method + " failed: " + e.what()));
+    respond(r, errorResponse(p.id, InternalError, p.method + " failed: " + e.what()));
   }
 }
 
@@ -306,6 +350,16 @@ void Server::onNotification(const std::string &method, const json &params) {
     }
     if (!docs.change(uri, version, parsed))
       throw RpcError(InvalidParams, "didChange for '" + uri + "', which is not open");
+    // What runs for the document's old text would answer about text the client no longer has.
+    std::vector<std::pair<std::string, json>> stale;
+    {
+      std::lock_guard lock(inflightMutex_);
+      for (const auto &[key, request] : inflight_)
+        if (request.second->uri == uri)
+          stale.emplace_back(key, request.first);
+    }
+    for (const auto &[key, id] : stale)
+      abandon(key, id, ContentModified, "the document changed");
     workspace_->changed(uri);
   } else if (method == "textDocument/didClose") {
     std::string uri = stringAt(required(params, "textDocument"), "uri");
@@ -335,9 +389,7 @@ void Server::onNotification(const std::string &method, const json &params) {
     });
   } else if (method == "$/cancelRequest") {
     const json &id = required(params, "id");
-    std::lock_guard lock(inflightMutex_);
-    if (auto it = inflight_.find(id.dump()); it != inflight_.end())
-      *it->second = true;
+    abandon(id.dump(), id, RequestCancelled, "cancelled");
   }
   // `initialized`, `$/setTrace` and other notifications need nothing; unknown ones are ignored,
   // as the specification allows.

@@ -57,11 +57,23 @@ public:
   int serve(MessageReader &reader);
 
 private:
+  // A request between its arrival and its answer. Exactly one answer is sent: the worker's, or
+  // the reading thread's at once when the client cancels the request or edits its document
+  // (RequestCancelled, ContentModified); the work then stops at its next check, and what it
+  // still makes is dropped. Work-done progress it began is ended before the answer, and none is
+  // sent after it (the token is the client's only until the answer).
+  struct Request {
+    std::string uri; // params.textDocument.uri, if any
+    std::atomic<bool> cancelled{false};
+    std::mutex mutex; // guards the two below, and orders what is sent for this request
+    bool answered = false;
+    std::vector<json> progressOpen; // tokens whose progress began and has not ended
+  };
   struct Pending {
     json id;
     std::string method;
     json params;
-    std::shared_ptr<std::atomic<bool>> cancelled;
+    std::shared_ptr<Request> state;
   };
   class Queue;
 
@@ -74,6 +86,13 @@ private:
   void enqueue(Pending p, bool slow);
   void work(Queue &queue);
   void answer(Pending &p);
+  // Sends `message` as the answer to `r` unless it was answered already.
+  void respond(Request &r, const json &message);
+  // Sends a $/progress notification of `r`'s work unless `r` was answered already.
+  void progress(Request &r, const json &message);
+  // Answers the request `key` (its id's JSON text) with `code` now, if it is still running, and
+  // stops its work.
+  void abandon(const std::string &key, const json &id, int code, const std::string &why);
   void publishDiagnostics(const std::string &uri, int64_t version,
                           const std::vector<LspDiagnostic> &diagnostics);
   void reportSettingsProblems(const std::vector<std::string> &problems);
@@ -85,7 +104,7 @@ private:
   enum class State { Uninitialized, Running, ShutDown, Exited } state_ = State::Uninitialized;
   int exitCode_ = 1;
   std::mutex inflightMutex_;
-  std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_; // by id's JSON text
+  std::map<std::string, std::pair<json, std::shared_ptr<Request>>> inflight_; // by id's JSON text
   std::unique_ptr<Queue> quick_, slow_;
   std::thread quickThread_;
   std::vector<std::thread> slowThreads_; // kSlowWorkers

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { CancellationTokenSource, WorkDoneProgress } from 'vscode-languageserver-protocol/node.js';
 import { withServer, sampleUri, sampleText, positionOf, sleep } from './client.mjs';
 
-const InvalidParams = -32602, RequestCancelled = -32800;
+const InvalidParams = -32602, RequestCancelled = -32800, ContentModified = -32801;
 const gemmUri = sampleUri('gemm.isam');
 const gemm = sampleText('gemm.isam');
 const statement = 'C[m, n] += A[m, k] * B[k, n];';
@@ -230,8 +230,7 @@ test('cancellation: a cancelled request is answered with its result or -32800, a
     const first = new CancellationTokenSource();
     const a = slow(instances[0], first.token);
     first.cancel();
-    // Queued behind a running one of the same kind (slow requests run one at a time), then
-    // cancelled: it never starts.
+    // Queued or running beside it, then cancelled at once: answered -32800 then and there.
     const b = slow(instances[1], undefined);
     const third = new CancellationTokenSource();
     const c = slow(instances[0], third.token);
@@ -293,5 +292,62 @@ test('work-done progress: begin and end on the client\'s token', async () => {
     await sleep(100);
     listening2.dispose();
     assert.equal(values.filter((v) => v.kind === 'begin').length, values.filter((v) => v.kind === 'end').length, JSON.stringify(values));
+  });
+});
+
+// Starts isamap/targetCode of a large instance with a progress token; resolves once its progress
+// has begun (the request is running), with its answer (result or error) as `answer`.
+async function runningTargetCode(server, token, cancel) {
+  const values = [];
+  let began;
+  const running = new Promise((resolve) => { began = resolve; });
+  const listening = server.connection.onProgress(WorkDoneProgress.type, token, (v) => {
+    values.push(v);
+    if (v.kind === 'begin') began();
+  });
+  const answer = server.request('isamap/targetCode', { ...td, instance: 'gemm_1760x128x1760', workDoneToken: token }, cancel)
+    .then((result) => ({ result }), (error) => ({ error }));
+  await running;
+  return { values, listening, answer };
+}
+
+test('cancellation: a running request is answered -32800 at once, its progress ended first and never reported again', async () => {
+  await withGemm(async (server) => {
+    // Another document, analysed already: a hover there waits for nothing of gemm's.
+    const other = sampleUri('maxpool.isam');
+    await server.open(other, sampleText('maxpool.isam'));
+    const otherHover = () => server.request('textDocument/hover', { textDocument: { uri: other }, position: { line: 0, character: 0 } });
+    await otherHover();
+    const source = new CancellationTokenSource();
+    const run = await runningTargetCode(server, 'running-cancelled', source.token);
+    source.cancel();
+    // The reading thread answers the cancellation before it reads the next message: the answer
+    // comes before that of a hover sent right after, while the compile still runs.
+    const order = [];
+    const hover = otherHover().then(() => order.push('hover'));
+    const answered = await run.answer;
+    order.push('cancelled');
+    await hover;
+    assert.deepEqual(order, ['cancelled', 'hover']);
+    assert.equal(answered.error?.code, RequestCancelled, JSON.stringify(answered).slice(0, 200));
+    // The compile goes on to its next check; nothing of it reaches the client any more.
+    await sleep(1500);
+    run.listening.dispose();
+    assert.deepEqual(run.values.map((v) => v.kind), ['begin', 'end']);
+    const again = await server.request('isamap/targetCode', { ...td, instance: 'gemm_small' });
+    assert.match(again.text, /vfmadd|vmulps|vaddps|fma/);
+  });
+});
+
+test('an edit answers the document\'s running requests with -32801 (ContentModified); later ones are answered', async () => {
+  await withGemm(async (server) => {
+    const run = await runningTargetCode(server, 'running-modified');
+    server.change(gemmUri, 2, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '// edited\n' }]);
+    const answered = await run.answer;
+    assert.equal(answered.error?.code, ContentModified, JSON.stringify(answered).slice(0, 200));
+    run.listening.dispose();
+    assert.deepEqual(run.values.map((v) => v.kind), ['begin', 'end']);
+    const after = await server.request('isamap/targetCode', { ...td, instance: 'gemm_small' });
+    assert.equal(after.instance, 'gemm_small');
   });
 });
