@@ -128,7 +128,20 @@ json codeLensHandler(Call &call) {
 
 json codeActionHandler(Call &call) {
   auto a = call.document();
-  auto actions = codeActions(*a, rangeParam(call.params), call.cancelled);
+  std::vector<std::string> only;
+  if (call.params.contains("context") && call.params["context"].is_object()) {
+    const json &context = call.params["context"];
+    if (context.contains("only")) {
+      if (!context["only"].is_array())
+        throw RpcError(InvalidParams, "parameter 'context.only' must be an array of kinds");
+      for (const json &kind : context["only"]) {
+        if (!kind.is_string())
+          throw RpcError(InvalidParams, "parameter 'context.only' must be an array of kinds");
+        only.push_back(kind);
+      }
+    }
+  }
+  auto actions = codeActions(*a, rangeParam(call.params), call.cancelled, only);
   call.checkCancelled();
   return actions;
 }

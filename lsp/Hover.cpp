@@ -180,7 +180,9 @@ std::string markdown(const HoverInfo &info) {
   }
   if (info.run && info.statement) {
     const StatementSummary &s = *info.run;
-    out << "\n---\n**s" << *info.statement << "** of `" << s.instance << "` on `" << s.target
+    if (out.tellp() > 0) // a rule between sections, none above the first
+      out << "\n---\n";
+    out << "**s" << *info.statement << "** of `" << s.instance << "` on `" << s.target
         << "`: " << summaryTitle(s) << ", ~" << static_cast<long long>(s.cycles)
         << " cycles, bound by " << s.bound << "\n";
     if (!s.search.empty())

@@ -110,14 +110,26 @@ void pinSchedule(Analysis &a, uint32_t offset, const StopFn &stop, std::vector<C
 
 } // namespace
 
-std::vector<CodeAction> codeActions(Analysis &a, Range range, const StopFn &stop) {
+bool kindWanted(const std::string &kind, const std::vector<std::string> &only) {
+  if (only.empty())
+    return true;
+  for (const std::string &k : only)
+    if (kind == k || (kind.starts_with(k) && kind.size() > k.size() && kind[k.size()] == '.'))
+      return true;
+  return false;
+}
+
+std::vector<CodeAction> codeActions(Analysis &a, Range range, const StopFn &stop,
+                                    const std::vector<std::string> &only) {
   auto lock = a.lock();
   std::vector<CodeAction> out;
   uint32_t from = offsetOf(a, range.start);
-  quickFixes(a, range, stop, out);
+  if (kindWanted("quickfix", only))
+    quickFixes(a, range, stop, out);
   if (stop && stop())
     return out;
-  pinSchedule(a, from, stop, out);
+  if (kindWanted("refactor.rewrite", only))
+    pinSchedule(a, from, stop, out);
   return out;
 }
 

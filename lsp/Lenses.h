@@ -19,7 +19,14 @@ namespace isam::lsp {
 std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop = {});
 
 // The quick fixes of the document's problems (schedule blocks' included) that touch `range`,
-// then "Pin this schedule" for the statement at the range's start.
-std::vector<CodeAction> codeActions(Analysis &a, Range range, const StopFn &stop = {});
+// then "Pin this schedule" for the statement at the range's start. With `only` (the request's
+// context.only), just the actions of those kinds or kinds below them ("refactor" takes
+// "refactor.rewrite"), and only those are computed.
+std::vector<CodeAction> codeActions(Analysis &a, Range range, const StopFn &stop = {},
+                                    const std::vector<std::string> &only = {});
+
+// Whether an action of `kind` is one of `only`'s kinds or below one; any kind when `only` is
+// empty.
+bool kindWanted(const std::string &kind, const std::vector<std::string> &only);
 
 } // namespace isam::lsp

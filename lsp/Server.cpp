@@ -48,6 +48,9 @@ Server::Server(Send send, ServerOptions options)
   workspace_ = std::make_unique<Workspace>(
       [this](const std::string &uri, int64_t version, std::vector<LspDiagnostic> diagnostics) {
         publishDiagnostics(uri, version, diagnostics);
+      },
+      [this](const std::string &message) {
+        notify("window/showMessage", {{"type", 2}, {"message", message}});
       });
   workspace_->updateSettings([&](Settings &s) { s.confineImports = options.confineImports; });
   quickThread_ = std::thread([this] { work(*quick_); });
@@ -309,6 +312,12 @@ json Server::initialize(const json &params) {
     if (auto path = uriToPath(params["rootUri"]))
       folders.push_back(*path);
   }
+  // Clients that can watch files for the server (Neovim, Emacs' eglot, VS Code) are asked to
+  // once initialized: descriptions edited on disk then re-check the documents importing them.
+  const json capabilities = params.value("capabilities", json::object());
+  const auto canWatch = "/workspace/didChangeWatchedFiles/dynamicRegistration"_json_pointer;
+  watchFiles_ =
+      capabilities.is_object() && capabilities.contains(canWatch) && capabilities[canWatch] == true;
   json options = params.value("initializationOptions", json());
   workspace_->updateSettings([&](Settings &s) {
     s.workspaceFolders = folders;
@@ -390,9 +399,19 @@ void Server::onNotification(const std::string &method, const json &params) {
   } else if (method == "$/cancelRequest") {
     const json &id = required(params, "id");
     abandon(id.dump(), id, RequestCancelled, "cancelled");
+  } else if (method == "initialized" && watchFiles_) {
+    // The client's answer needs nothing: a response to the server's request is ignored.
+    json watcher = {{"globPattern", "**/*.isam"}};
+    json registration = {{"id", "isamap/watch-isam-files"},
+                         {"method", "workspace/didChangeWatchedFiles"},
+                         {"registerOptions", {{"watchers", json::array({watcher})}}}};
+    sendJson({{"jsonrpc", "2.0"},
+              {"id", "isamap/watch-isam-files"},
+              {"method", "client/registerCapability"},
+              {"params", {{"registrations", json::array({registration})}}}});
   }
-  // `initialized`, `$/setTrace` and other notifications need nothing; unknown ones are ignored,
-  // as the specification allows.
+  // `$/setTrace` and other notifications need nothing; unknown ones are ignored, as the
+  // specification allows.
 }
 
 } // namespace isam::lsp

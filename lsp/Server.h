@@ -103,6 +103,7 @@ private:
   std::unique_ptr<Workspace> workspace_;
   enum class State { Uninitialized, Running, ShutDown, Exited } state_ = State::Uninitialized;
   int exitCode_ = 1;
+  bool watchFiles_ = false; // the client registers file watchers the server asks for
   std::mutex inflightMutex_;
   std::map<std::string, std::pair<json, std::shared_ptr<Request>>> inflight_; // by id's JSON text
   std::unique_ptr<Queue> quick_, slow_;

@@ -6,7 +6,8 @@ namespace isam::lsp {
 
 using Clock = std::chrono::steady_clock;
 
-Workspace::Workspace(Publish publish) : publish_(std::move(publish)), thread_([this] { run(); }) {}
+Workspace::Workspace(Publish publish, Warn warn)
+    : publish_(std::move(publish)), warn_(std::move(warn)), thread_([this] { run(); }) {}
 
 Workspace::~Workspace() {
   {
@@ -204,9 +205,24 @@ void Workspace::analyse(const std::string &uri) {
     return true;
   };
   std::vector<LspDiagnostic> diagnostics;
+  std::string targetProblem;
   {
     auto lock = a->lock();
     diagnostics = lspDiagnostics(*a, a->checkDiagnostics());
+    if (!a->target({}, &targetProblem))
+      targetProblem = "isamap: the target setting '" + a->settings().target +
+                      "' cannot be used: " + targetProblem +
+                      "; mappings, lenses and diagrams need a target";
+  }
+  if (!targetProblem.empty() && warn_) {
+    bool fresh = false;
+    {
+      std::lock_guard lock(mutex_);
+      fresh = targetProblem != lastWarning_;
+      lastWarning_ = targetProblem;
+    }
+    if (fresh)
+      warn_(targetProblem);
   }
   if (!publishIfCurrent(diagnostics))
     return;

@@ -40,7 +40,11 @@ public:
   using Publish = std::function<void(const std::string &uri, int64_t version,
                                      std::vector<LspDiagnostic> diagnostics)>;
 
-  explicit Workspace(Publish publish);
+  // Called on the analysis thread with a problem of the configuration the client should see
+  // (window/showMessage): once per distinct message, e.g. a target setting that names no target.
+  using Warn = std::function<void(const std::string &message)>;
+
+  explicit Workspace(Publish publish, Warn warn = {});
   ~Workspace();
   Workspace(const Workspace &) = delete;
   Workspace &operator=(const Workspace &) = delete;
@@ -82,6 +86,7 @@ private:
   bool superseded(const std::string &uri, const Analysis &a);
 
   Publish publish_;
+  Warn warn_;
   // Shared by every analysis: an edit re-parses only the declarations it touched.
   std::shared_ptr<ParseCache> parses_ = std::make_shared<ParseCache>();
   // Likewise: an edit schedules again only the kernels it touched.
@@ -93,6 +98,7 @@ private:
   std::map<std::string, std::chrono::steady_clock::time_point> pending_;
   std::map<std::string, SemanticTokens> tokens_; // by URI, of open documents
   uint64_t nextTokensId_ = 1;
+  std::string lastWarning_; // the last message given to warn_
   std::condition_variable wake_;
   bool stopping_ = false;
   // Held from the check that a document's diagnostics are current to their publication, and

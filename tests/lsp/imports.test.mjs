@@ -96,6 +96,30 @@ test('an open document overrides its file on disk for the documents importing it
   });
 });
 
+test('a client that can watch files is asked to watch the .isam files; one that cannot is not', async () => {
+  for (const dynamicRegistration of [true, false]) {
+    await withServer({ initialize: false }, async (server) => {
+      const asked = [];
+      server.connection.onRequest('client/registerCapability', (params) => {
+        asked.push(params);
+        return null;
+      });
+      await server.initialize(undefined, { capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration } } } });
+      // Anything the server sends after `initialized` arrives before this answer.
+      await server.request('workspace/symbol', { query: 'x' });
+      if (!dynamicRegistration) {
+        assert.deepEqual(asked, []);
+        return;
+      }
+      assert.equal(asked.length, 1);
+      const [registration] = asked[0].registrations;
+      assert.equal(registration.method, 'workspace/didChangeWatchedFiles');
+      assert.deepEqual(registration.registerOptions.watchers, [{ globPattern: '**/*.isam' }]);
+      assert.ok(server.alive);
+    });
+  }
+});
+
 test('hover, definition, references and rename cross the import', async () => {
   await withFiles(async (server, hw, kernel) => {
     await server.open(kernel.uri, miniKernel, 1);

@@ -53,9 +53,9 @@ test('hover: shapes and ranges in the instance, element types, sizes, kernels, s
     const n = await hover(inStatement('n'));
     assert.match(n.value, /`n in 0\.\.16`(?! \(reduction)/);
 
-    // Between names: the statement's summary, over the statement.
+    // Between names: the statement's summary, over the statement, with no empty section above it.
     const op = await hover(inStatement('+='));
-    assert.match(op.value, /^\n---\n\*\*s0\*\* of `gemm_1760x16x1760` on `x86_avx512`: maps to fma16/);
+    assert.match(op.value, /^\*\*s0\*\* of `gemm_1760x16x1760` on `x86_avx512`: maps to fma16/);
     assert.equal(textOf(gemm, op.range), statement);
 
     const f32 = await hover(inHeader('f32'));

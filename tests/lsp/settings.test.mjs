@@ -95,12 +95,17 @@ test('a setting of the wrong type is a warning, and the others still apply', asy
     assert.match(await firstLens(server), /^maps to fma16/);
     assert.ok(server.alive);
 
-    // An unknown target is the settings' problem, not the document's: lenses say it, and no
-    // diagnostic is published about it.
+    // An unknown target is the settings' problem, not the document's: lenses say it, a warning
+    // is shown once (not once per document or edit), and no diagnostic is published about it.
     await configure(server, { target: 'no_such_target' });
     const lenses = await server.request('textDocument/codeLens', td);
     assert.match(lenses[0].command.title, /unknown target 'no_such_target'/);
     assert.deepEqual((await server.settled(gemmUri)).diagnostics, []);
+    server.change(gemmUri, 2, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: ' ' }]);
+    await server.settled(gemmUri);
+    const unknown = server.logs.filter((l) => l.shown && /target setting 'no_such_target' cannot be used: .*unknown target 'no_such_target'/.test(l.message));
+    assert.equal(unknown.length, 1, JSON.stringify(server.logs));
+    assert.equal(unknown[0].type, Warning);
     assert.equal(await server.stop(), 0);
   });
 });

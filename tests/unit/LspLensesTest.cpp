@@ -115,6 +115,35 @@ instance g = gemm<96, 80, 64>;
   EXPECT_TRUE(edits[0].newText.ends_with("\n  }")) << edits[0].newText;
 }
 
+TEST(LspCodeActions, OnlyTheKindsAskedFor) {
+  // A range from a statement that can be pinned to a schedule block with a fix-it.
+  Annotations t(R"isam(kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  $from^C[m, n] += A[m, k] * B[k, n];
+}
+kernel copy<N>(X: f32[N]) -> (Y: f32[N]) {
+  Y[i] = X[i];
+  schedule { mapp add16;$to^ }
+}
+instance g = gemm<64, 64, 64>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  Range at{t.point("from"), t.point("to")};
+  auto kinds = [&](const std::vector<std::string> &only) {
+    std::vector<std::string> out;
+    for (const auto &action : codeActions(*a, at, {}, only))
+      out.push_back(action.kind);
+    return out;
+  };
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(kinds({}), (Kinds{"quickfix", "refactor.rewrite"}));
+  EXPECT_EQ(kinds({"quickfix"}), Kinds{"quickfix"});
+  EXPECT_EQ(kinds({"refactor"}), Kinds{"refactor.rewrite"});
+  EXPECT_EQ(kinds({"refactor.rewrite", "quickfix"}), (Kinds{"quickfix", "refactor.rewrite"}));
+  EXPECT_EQ(kinds({"source.organizeImports"}), Kinds{});
+  EXPECT_EQ(kinds({"refactor.extract"}), Kinds{});
+  EXPECT_FALSE(kindWanted("refactorx", {"refactor"}));
+}
+
 TEST(LspCodeLenses, ATunedStatementShowsItsMeasuredTimeAndATuneSinceRefreshes) {
   // The record `isamap tune` would write for the search's own pick of g, measured 1.5 ms.
   Annotations t(kTwoKernels);
