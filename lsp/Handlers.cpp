@@ -27,6 +27,10 @@ json definitionHandler(Call &call) {
   return orNull(definition(*a, p));
 }
 
+json documentLinkHandler(Call &call) {
+  return documentLinks(*call.document());
+}
+
 json referencesHandler(Call &call) {
   auto [a, p] = documentAndPosition(call);
   return orNull(references(*a, p, includeDeclaration(call.params)));
@@ -89,6 +93,12 @@ json signatureHelpHandler(Call &call) {
 json semanticTokensFullHandler(Call &call) {
   auto a = call.document();
   return call.workspace.rememberTokens(a->document().uri, semanticTokens(*a));
+}
+
+json semanticTokensRangeHandler(Call &call) {
+  auto a = call.document();
+  // No result id: a range result is not what a later delta is computed against.
+  return SemanticTokens{"", semanticTokensIn(semanticTokens(*a), rangeParam(call.params))};
 }
 
 json semanticTokensDeltaHandler(Call &call) {
@@ -195,6 +205,7 @@ std::map<std::string, Feature> features() {
       {"textDocument/definition", {definitionHandler}},
       {"textDocument/declaration", {definitionHandler}},
       {"textDocument/references", {referencesHandler}},
+      {"textDocument/documentLink", {documentLinkHandler}},
       {"textDocument/documentHighlight", {highlightHandler}},
       {"textDocument/prepareRename", {prepareRenameHandler}},
       {"textDocument/rename", {renameHandler}},
@@ -205,6 +216,7 @@ std::map<std::string, Feature> features() {
       {"textDocument/signatureHelp", {signatureHelpHandler}},
       {"textDocument/semanticTokens/full", {semanticTokensFullHandler}},
       {"textDocument/semanticTokens/full/delta", {semanticTokensDeltaHandler}},
+      {"textDocument/semanticTokens/range", {semanticTokensRangeHandler}},
       {"textDocument/formatting", {formattingHandler}},
       {"textDocument/foldingRange", {foldingRangeHandler}},
       {"textDocument/inlayHint", {inlayHintHandler}},
@@ -225,6 +237,7 @@ json serverCapabilities() {
       {"definitionProvider", true},
       {"declarationProvider", true},
       {"referencesProvider", true},
+      {"documentLinkProvider", {{"resolveProvider", false}}},
       {"documentHighlightProvider", true},
       {"renameProvider", {{"prepareProvider", true}}},
       {"documentSymbolProvider", true},
@@ -237,7 +250,7 @@ json serverCapabilities() {
        {{"legend",
          {{"tokenTypes", semanticTokenTypes()}, {"tokenModifiers", semanticTokenModifiers()}}},
         {"full", {{"delta", true}}},
-        {"range", false}}},
+        {"range", true}}},
       {"documentFormattingProvider", true},
       {"foldingRangeProvider", true},
       {"inlayHintProvider", true},

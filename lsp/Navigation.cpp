@@ -1,5 +1,6 @@
 #include "lsp/Navigation.h"
 #include "lsp/Convert.h"
+#include "lsp/Uri.h"
 
 #include "driver/Session.h"
 
@@ -124,10 +125,29 @@ bool matches(const std::string &query, const std::string &name) {
 
 std::optional<Location> definition(Analysis &a, Position p) {
   auto lock = a.lock();
+  uint32_t offset = offsetOf(a, p);
+  for (const auto &imp : a.mainAst().imports)
+    if (offset >= imp.range.begin && offset <= imp.range.end) {
+      std::optional<std::string> path = a.session().importedPath(imp);
+      if (!path)
+        return std::nullopt;
+      return Location{pathToUri(canonicalPath(*path)), Range{}};
+    }
   const index::Occurrence *o = symbolAt(a, p);
   if (!o)
     return std::nullopt;
   return locationOf(a, a.index().symbols()[size_t(o->symbol)].nameRange);
+}
+
+std::vector<DocumentLink> documentLinks(Analysis &a) {
+  auto lock = a.lock();
+  std::vector<DocumentLink> out;
+  for (const auto &imp : a.mainAst().imports)
+    if (std::optional<std::string> path = a.session().importedPath(imp)) {
+      std::string file = canonicalPath(*path);
+      out.push_back({rangeOf(a, imp.range), pathToUri(file), file});
+    }
+  return out;
 }
 
 std::optional<std::vector<Location>> references(Analysis &a, Position p, bool includeDeclaration) {

@@ -15,7 +15,10 @@
 
 namespace isam::lsp {
 
+// On a name, its declaration; on an import's path, the start of the file it resolved to.
 std::optional<Location> definition(Analysis &a, Position p);
+// Each import's path in the document, linked to the file it resolved to.
+std::vector<DocumentLink> documentLinks(Analysis &a);
 // The declaration first (unless left out), then the uses by file and offset.
 std::optional<std::vector<Location>> references(Analysis &a, Position p,
                                                 bool includeDeclaration = true);

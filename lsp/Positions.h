@@ -7,6 +7,7 @@
 // code unit each, so any text converts both ways without failing.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@ struct Position {
   uint32_t line = 0;
   uint32_t character = 0;
   bool operator==(const Position &) const = default;
+  auto operator<=>(const Position &) const = default; // line first, then character
 };
 
 // Owns a copy of the text, so that it stays valid however the original is stored.

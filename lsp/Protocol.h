@@ -36,6 +36,14 @@ struct Location {
   bool operator==(const Location &) const = default;
 };
 
+// A range of the document that names another file (an import's path).
+struct DocumentLink {
+  Range range;
+  std::string target; // a URI
+  std::string tooltip;
+  bool operator==(const DocumentLink &) const = default;
+};
+
 struct TextEdit {
   Range range;
   std::string newText;

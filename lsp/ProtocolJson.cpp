@@ -14,6 +14,10 @@ void to_json(json &j, const Location &l) {
   j = {{"uri", l.uri}, {"range", l.range}};
 }
 
+void to_json(json &j, const DocumentLink &l) {
+  j = {{"range", l.range}, {"target", l.target}, {"tooltip", l.tooltip}};
+}
+
 void to_json(json &j, const TextEdit &e) {
   j = {{"range", e.range}, {"newText", e.newText}};
 }
@@ -130,7 +134,9 @@ void to_json(json &j, const CodeAction &a) {
 }
 
 void to_json(json &j, const SemanticTokens &t) {
-  j = {{"resultId", t.resultId}, {"data", t.data}};
+  j = {{"data", t.data}};
+  if (!t.resultId.empty())
+    j["resultId"] = t.resultId;
 }
 
 void to_json(json &j, const SemanticTokensDelta &d) {

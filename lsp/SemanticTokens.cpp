@@ -204,6 +204,28 @@ std::vector<uint32_t> semanticTokens(Analysis &a) {
   return encode(a, classify(a));
 }
 
+std::vector<uint32_t> semanticTokensIn(const std::vector<uint32_t> &data, Range range) {
+  std::vector<uint32_t> out;
+  uint32_t line = 0, start = 0;         // the token's absolute position
+  uint32_t lastLine = 0, lastStart = 0; // of the previous token kept
+  for (size_t i = 0; i + 5 <= data.size(); i += 5) {
+    line += data[i];
+    start = data[i] == 0 ? start + data[i + 1] : data[i + 1];
+    uint32_t end = start + data[i + 2];
+    bool before =
+        line < range.start.line || (line == range.start.line && end <= range.start.character);
+    bool after = line > range.end.line || (line == range.end.line && start >= range.end.character);
+    if (before || after)
+      continue;
+    out.push_back(line - lastLine);
+    out.push_back(line == lastLine ? start - lastStart : start); // (0, 0) before the first
+    out.insert(out.end(), data.begin() + long(i) + 2, data.begin() + long(i) + 5);
+    lastLine = line;
+    lastStart = start;
+  }
+  return out;
+}
+
 std::vector<SemanticTokensEdit> semanticTokensEdits(const std::vector<uint32_t> &before,
                                                     const std::vector<uint32_t> &after) {
   size_t prefix = 0;

@@ -21,6 +21,10 @@ const std::vector<std::string> &semanticTokenModifiers();
 // The document's tokens, encoded. Takes the analysis's lock.
 std::vector<uint32_t> semanticTokens(Analysis &a);
 
+// The tokens of `data` (encoded) that overlap the lines of `range` (a token starting before the
+// range on its first line included), encoded again relative to each other.
+std::vector<uint32_t> semanticTokensIn(const std::vector<uint32_t> &data, Range range);
+
 // The edits that turn `before` into `after`: none when they are equal, else one replacing what
 // lies between their common prefix and their common suffix.
 std::vector<SemanticTokensEdit> semanticTokensEdits(const std::vector<uint32_t> &before,

@@ -199,6 +199,7 @@ void Session::loadImports(FileId file, std::vector<std::string> &stack) {
         d.note({}, "looked for " + t);
       continue;
     }
+    importPaths_[{imp.range.file, imp.range.begin}] = *resolved;
     std::string key = canonical(*resolved);
     if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
       auto &d = diags_.error("E0602", imp.range,
@@ -346,6 +347,13 @@ std::vector<std::string> Session::shippedNames() const {
         names.push_back(entry.path().stem().string());
   }
   return names;
+}
+
+std::optional<std::string> Session::importedPath(const ast::ImportDecl &import) const {
+  auto it = importPaths_.find({import.range.file, import.range.begin});
+  if (it == importPaths_.end())
+    return std::nullopt;
+  return it->second;
 }
 
 bool Session::isSystem(const std::string &name) {

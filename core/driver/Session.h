@@ -107,6 +107,9 @@ public:
                                     const std::vector<mapping::StatementMappings> *known = nullptr);
   // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
   bool isSystem(const std::string &name);
+  // The file an import of a loaded file resolved to (whether or not it could then be read);
+  // nullopt when it resolved to none.
+  std::optional<std::string> importedPath(const ast::ImportDecl &import) const;
 
 private:
   // Loads hwdesc/NAME.isam from the search path when nothing loaded declares NAME.
@@ -128,7 +131,8 @@ private:
   SourceManager sources_;
   DiagnosticSink diags_;
   std::vector<std::unique_ptr<ast::File>> files_;
-  std::map<std::string, FileId> loaded_; // canonical path to file
+  std::map<std::pair<FileId, uint32_t>, std::string> importPaths_; // by the import's range
+  std::map<std::string, FileId> loaded_;                           // canonical path to file
   std::optional<sema::Symbols> symbols_;
   std::map<std::string, bool> kernelOk_;
   std::map<const ast::KernelDecl *, sema::KernelPins> pins_;

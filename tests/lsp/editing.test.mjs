@@ -134,6 +134,11 @@ instance v = vadd<64>;
     assert.equal(find('64').type, 'number');
     assert.equal(find('+').type, 'operator');
     assert.equal(find('v').type, 'variable');
+    // A range: the full result's tokens on lines 2 and 3, no result id.
+    const part = await server.request('textDocument/semanticTokens/range',
+      { textDocument: { uri }, range: { start: { line: 2, character: 0 }, end: { line: 4, character: 0 } } });
+    assert.equal(part.resultId, undefined);
+    assert.deepEqual(decodeTokens(part.data, legend, text), tokens.filter((t) => t.line === 2 || t.line === 3));
     // The same in samples/gemm.isam.
     await server.open(gemmUri, gemm);
     const sample = decodeTokens((await server.request('textDocument/semanticTokens/full', { textDocument: { uri: gemmUri } })).data, legend, gemm);

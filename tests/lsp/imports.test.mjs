@@ -120,6 +120,20 @@ test('a client that can watch files is asked to watch the .isam files; one that 
   }
 });
 
+test('an import\'s path is a link to the file it resolved to, and its definition', async () => {
+  await withFiles(async (server, hw, kernel) => {
+    await server.open(kernel.uri, miniKernel, 1);
+    const td = { textDocument: { uri: kernel.uri } };
+    const links = await server.request('textDocument/documentLink', td);
+    assert.equal(links.length, 1);
+    assert.equal(links[0].target, hw.uri);
+    assert.equal(textOf(miniKernel, links[0].range), '"mini.isam"');
+    const definition = await server.request('textDocument/definition', { ...td, position: positionOf(miniKernel, 'mini.isam') });
+    assert.equal(definition.uri, hw.uri);
+    assert.deepEqual(definition.range.start, { line: 0, character: 0 });
+  });
+});
+
 test('hover, definition, references and rename cross the import', async () => {
   await withFiles(async (server, hw, kernel) => {
     await server.open(kernel.uri, miniKernel, 1);

@@ -25,6 +25,8 @@ test('initialize advertises each provider, and each advertised request is answer
     assert.ok(capabilities.codeLensProvider);
     const tokens = capabilities.semanticTokensProvider;
     assert.equal(tokens.full.delta, true);
+    assert.equal(tokens.range, true);
+    assert.equal(capabilities.documentLinkProvider.resolveProvider, false);
     for (const t of ['keyword', 'variable', 'type', 'comment', 'function', 'number'])
       assert.ok(tokens.legend.tokenTypes.includes(t), t);
     assert.ok(tokens.legend.tokenModifiers.includes('declaration'));
@@ -58,6 +60,8 @@ test('initialize advertises each provider, and each advertised request is answer
       'textDocument/semanticTokens/full': td,
       'textDocument/semanticTokens/full/delta': { ...td, previousResultId: 'none' },
       'textDocument/inlayHint': { ...td, range: everything },
+      'textDocument/semanticTokens/range': { ...td, range: everything },
+      'textDocument/documentLink': td,
     };
     for (const m of custom)
       requests[m] = { ...td, instance: 'gemm_small' };

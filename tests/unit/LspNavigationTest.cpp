@@ -154,3 +154,21 @@ TEST_F(LspNavigation, WorkspaceSymbolsMatchSubsequencesOnceEach) {
   // Stopped before the first analysis: nothing.
   EXPECT_TRUE(workspaceSymbols({a}, "", [] { return true; }).empty());
 }
+
+TEST(LspImports, APathLinksToTheFileItResolvedTo) {
+  std::string hw = test::tempFile("lsp-features", "linked_hw.isam",
+                                  "target linked { clock 1 GHz; memory MEM { size 1 GiB; } }\n");
+  Annotations t(R"isam(import $path[["linked_^hw.isam"]];
+import $missing[["nowhere.isam"]];
+kernel k<N>(X: f32[N]) -> (Y: f32[N]) {
+  Y[i] = X[i];
+}
+)isam");
+  auto a = test::analyseDocument(t.code(), "links.isam");
+  std::string target = pathToUri(canonicalPath(hw));
+  // The import that resolves is linked; the one that does not is not.
+  EXPECT_EQ(documentLinks(*a),
+            (std::vector<DocumentLink>{{t.range("path"), target, canonicalPath(hw)}}));
+  EXPECT_EQ(definition(*a, t.point()), (Location{target, Range{}}));
+  EXPECT_EQ(definition(*a, t.range("missing").start), std::nullopt);
+}

@@ -112,3 +112,29 @@ TEST(LspSemanticTokens, TheWorkspaceKeepsTheLastResultOfAnOpenDocumentOnly) {
   workspace.documents().open(doc);
   EXPECT_FALSE(workspace.rememberedTokens(doc.uri, second.resultId));
 }
+
+TEST(LspSemanticTokens, ARangeHasTheFullResultsTokensThatOverlapIt) {
+  Annotations t(R"isam(// a comment
+kernel vadd<N>(X: f32[N]) -> (Y: f32[N]) {
+  Y[i] = X[i] + e$from^xp(X[i]); /* two
+lines */
+}
+instance v = vadd<$to^64>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto all = decode(semanticTokens(*a));
+  Range range{t.point("from"), t.point("to")};
+  std::vector<Token> expected;
+  for (const auto &token : all)
+    if (token.range.end > range.start && token.range.start < range.end)
+      expected.push_back(token);
+  auto got = decode(semanticTokensIn(semanticTokens(*a), range));
+  ASSERT_EQ(got.size(), expected.size());
+  ASSERT_GE(got.size(), 6u); // exp, X, i, the comment's two lines, instance, v ...
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].range, expected[i].range) << i;
+    EXPECT_EQ(got[i].type, expected[i].type) << i;
+  }
+  EXPECT_EQ(got.front().type, "function"); // `exp`, which starts before the range's start
+  EXPECT_TRUE(semanticTokensIn(semanticTokens(*a), {{40, 0}, {50, 0}}).empty());
+}
