@@ -19,19 +19,94 @@ bool within(SourceRange r, uint32_t offset) {
   return offset > r.begin && offset <= r.end;
 }
 
+// What the text right before the cursor says: the word being typed, the word before it, and
+// whether the cursor is inside brackets opened since the last `;`, `{` or `}`.
+struct Context {
+  std::string prefix;   // the identifier characters just before the cursor
+  std::string previous; // the word before them (`in`, `on`, `map`, ...), if any
+  bool subscript = false;
+};
+
+bool identifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+Context contextAt(const std::string &text, uint32_t offset) {
+  Context c;
+  size_t at = std::min<size_t>(offset, text.size());
+  size_t start = at;
+  while (start > 0 && identifierChar(text[start - 1]))
+    --start;
+  c.prefix = text.substr(start, at - start);
+  size_t end = start;
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t'))
+    --end;
+  size_t word = end;
+  while (word > 0 && identifierChar(text[word - 1]))
+    --word;
+  c.previous = text.substr(word, end - word);
+  int depth = 0;
+  for (size_t i = start; i > 0; --i) {
+    char ch = text[i - 1];
+    if (ch == ';' || ch == '{' || ch == '}')
+      break;
+    if (ch == ']' || ch == ')')
+      ++depth;
+    else if (ch == '[' && depth-- == 0) {
+      c.subscript = true;
+      break;
+    } else if (ch == '(')
+      --depth;
+  }
+  return c;
+}
+
+bool startsWithIgnoringCase(const std::string &label, const std::string &prefix) {
+  if (prefix.size() > label.size())
+    return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(label[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
+}
+
+// Names in scope first, then the language's functions and types, then keywords.
+std::string rank(Kind kind) {
+  switch (kind) {
+  case Kind::Variable:
+  case Kind::Constant:
+  case Kind::Struct:
+  case Kind::Method:
+  case Kind::Class:
+    return "0";
+  case Kind::Keyword:
+    return "2";
+  default:
+    return "1";
+  }
+}
+
 class Items {
 public:
+  explicit Items(std::string prefix = {}) : prefix_(std::move(prefix)) {}
   void add(const std::string &label, Kind kind, const std::string &detail = {}) {
+    if (!startsWithIgnoringCase(label, prefix_))
+      return;
     if (seen_.insert(label).second)
-      list_.items.push_back({label, kind, detail});
+      list_.items.push_back({label, kind, detail, rank(kind) + label});
   }
   void keywords(std::initializer_list<const char *> words) {
     for (const char *w : words)
       add(w, Keyword);
   }
-  CompletionList take() { return std::move(list_); }
+  CompletionList take() {
+    list_.incomplete = !prefix_.empty();
+    return std::move(list_);
+  }
 
 private:
+  std::string prefix_;
   CompletionList list_;
   std::set<std::string> seen_;
 };
@@ -62,28 +137,29 @@ int symbolDeclaredAt(Analysis &a, SourceRange name) {
   return o && o->kind == index::OccurrenceKind::Symbol ? o->symbol : -1;
 }
 
-void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t offset) {
+void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t offset,
+                 const Context &context) {
   int kernel = symbolDeclaredAt(a, k.name.range);
-  for (int c : kernel >= 0 ? a.index().children(kernel) : std::vector<int>{}) {
-    const auto &s = a.index().symbols()[size_t(c)];
-    if (s.kind == index::SymbolKind::Tensor)
-      items.add(s.name, Variable, s.detail);
-    else if (s.kind == index::SymbolKind::SizeParam)
-      items.add(s.name, Constant, "size parameter");
-    else if (s.kind == index::SymbolKind::Index && within(s.fullRange, offset))
-      items.add(s.name, Variable, s.detail);
-  }
   for (const auto &block : k.schedules)
     if (within(block.range, offset)) {
-      for (const auto &key : sema::kScheduleKeys)
-        items.add(std::string(key.name), Keyword,
-                  std::string(key.syntax) + " (" + std::string(key.doc) + ")");
+      // `map INSTR`, `tile MEMORY: ...` and `order MEMORY: ...` name one thing each.
+      bool instruction = context.previous == "map";
+      bool memory = context.previous == "tile" || context.previous == "order";
+      if (!instruction && !memory)
+        for (const auto &key : sema::kScheduleKeys)
+          items.add(std::string(key.name), Keyword,
+                    std::string(key.syntax) + " (" + std::string(key.doc) + ")");
       if (const hw::Target *t = a.target()) {
-        for (const auto &m : t->memories)
-          items.add(m.name, Struct, "memory of " + t->name);
-        for (const auto &i : t->instructions)
-          items.add(i.name, Method, (i.isMove ? "move of " : "instruction of ") + t->name);
+        if (!instruction)
+          for (const auto &m : t->memories)
+            items.add(m.name, Struct, "memory of " + t->name);
+        if (!memory)
+          for (const auto &i : t->instructions)
+            if (!instruction || !i.isMove)
+              items.add(i.name, Method, (i.isMove ? "move of " : "instruction of ") + t->name);
       }
+      if (instruction || memory)
+        return;
       // The indices of the statement the block pins.
       if (block.afterStatement > 0 && block.afterStatement <= k.statements.size())
         for (int c : kernel >= 0 ? a.index().children(kernel) : std::vector<int>{}) {
@@ -94,11 +170,44 @@ void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t o
         }
       return;
     }
+  // In the signature (before the body), brackets hold shapes: size parameters only.
+  size_t body = a.sources().text(k.range.file).find('{', k.range.begin);
+  bool signature = body == std::string::npos || offset <= body;
+  for (int c : kernel >= 0 ? a.index().children(kernel) : std::vector<int>{}) {
+    const auto &s = a.index().symbols()[size_t(c)];
+    if (s.kind == index::SymbolKind::SizeParam)
+      items.add(s.name, Constant, "size parameter");
+    else if (signature && context.subscript)
+      continue;
+    else if (s.kind == index::SymbolKind::Tensor && !context.subscript)
+      items.add(s.name, Variable, s.detail);
+    else if (s.kind == index::SymbolKind::Index && within(s.fullRange, offset))
+      items.add(s.name, Variable, s.detail);
+  }
+  // A subscript holds an affine expression of indices and sizes: no keywords, functions or types.
+  if (context.subscript)
+    return;
+  if (signature) {
+    elementTypes(items);
+    return;
+  }
   items.keywords({"local", "where", "in", "schedule"});
   functions(items);
 }
 
-void targetItems(Analysis &a, Items &items, const ast::TargetDecl &t) {
+void targetItems(Analysis &a, Items &items, const ast::TargetDecl &t, const Context &context) {
+  int target = symbolDeclaredAt(a, t.name.range);
+  // `... in MEMORY` places an operand, `on UNIT` an instruction: only those names fit there.
+  if (context.previous == "in" || context.previous == "on") {
+    for (int c : target >= 0 ? a.index().children(target) : std::vector<int>{}) {
+      const auto &s = a.index().symbols()[size_t(c)];
+      bool unit = s.kind == index::SymbolKind::Unit;
+      bool memory = s.kind == index::SymbolKind::Memory || s.kind == index::SymbolKind::Registers;
+      if ((context.previous == "on" && unit) || (context.previous == "in" && memory))
+        items.add(s.name, unit ? Class : Struct, s.detail);
+    }
+    return;
+  }
   items.keywords({"llvm", "memory", "registers", "unit", "instr", "move", "on", "in", "out",
                   "inout", "cost", "asm"});
   for (auto block :
@@ -108,7 +217,6 @@ void targetItems(Analysis &a, Items &items, const ast::TargetDecl &t) {
       items.add(key, Property, "property");
   for (const auto &field : sema::llvmFields())
     items.add(field, Property, "llvm field");
-  int target = symbolDeclaredAt(a, t.name.range);
   for (int c : target >= 0 ? a.index().children(target) : std::vector<int>{}) {
     const auto &s = a.index().symbols()[size_t(c)];
     items.add(s.name, s.kind == index::SymbolKind::Unit ? Class : Struct, s.detail);
@@ -122,15 +230,16 @@ CompletionList completion(Analysis &a, Position p) {
   auto lock = a.lock();
   uint32_t offset = offsetOf(a, p);
   const ast::File &file = a.mainAst();
-  Items items;
+  Context context = contextAt(a.sources().text(a.mainFile()), offset);
+  Items items(context.prefix);
   for (const auto &k : file.kernels)
     if (within(k.range, offset)) {
-      kernelItems(a, items, k, offset);
+      kernelItems(a, items, k, offset, context);
       return items.take();
     }
   for (const auto &t : file.targets)
     if (within(t.range, offset)) {
-      targetItems(a, items, t);
+      targetItems(a, items, t, context);
       return items.take();
     }
   for (const auto &s : file.systems)

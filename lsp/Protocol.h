@@ -138,11 +138,13 @@ struct CompletionItem {
   std::string label;
   Kind kind = Kind::Keyword;
   std::string detail;
+  std::string sortText = {}; // empty: the label
 };
 
-// The list is always complete: the client filters by what has been typed.
 struct CompletionList {
   std::vector<CompletionItem> items;
+  // Filtered by what has been typed: the client asks again as the word changes.
+  bool incomplete = false;
 };
 
 struct SignatureHelp {

@@ -83,9 +83,11 @@ void to_json(json &j, const CompletionList &l) {
     json item = {{"label", i.label}, {"kind", int(i.kind)}};
     if (!i.detail.empty())
       item["detail"] = i.detail;
+    if (!i.sortText.empty())
+      item["sortText"] = i.sortText;
     items.push_back(std::move(item));
   }
-  j = {{"isIncomplete", false}, {"items", items}};
+  j = {{"isIncomplete", l.incomplete}, {"items", items}};
 }
 
 void to_json(json &j, const SignatureHelp &h) {

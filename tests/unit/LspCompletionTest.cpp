@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 using namespace isam;
 using namespace isam::lsp;
@@ -96,4 +97,61 @@ instance x = gemm<7, ^)isam");
   ASSERT_TRUE(second);
   EXPECT_EQ(second->activeParameter, 1u) << "the comma inside A[m, k] is not max's";
   EXPECT_FALSE(signatureHelp(*a, t.point("none")));
+}
+
+TEST(LspCompletion, TheTextBeforeTheCursorNarrowsTheList) {
+  Annotations t(R"isam(kernel gemm<M, N, K>(A: f32[M, $shape^K], B: f32[K, N]) -> (C: f32[M, N]) {
+  C[m, n] += A[m, $sub^k] * B[k, n] + exp$prefix^(A[m, k]);
+  schedule { map $map^; tile $tile^ }
+}
+target tiny {
+  memory MEM { size 1 GiB; }
+  registers R : MEM { count 4; width 16 B; }
+  unit alu { count 1; }
+  instr add4(d: out f32[4] in $in^R, a: f32[4] in R) on $on^alu { d[i] = a[i]; }
+}
+instance g = gemm<4, 4, 4>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto labels = [&](const char *point) {
+    std::set<std::string> out;
+    for (const auto &i : completion(*a, t.point(point)).items)
+      out.insert(i.label);
+    return out;
+  };
+  using Labels = std::set<std::string>;
+  // Shapes in the signature: size parameters only.
+  EXPECT_EQ(labels("shape"), (Labels{"M", "N", "K"}));
+  // A subscript in a statement: the statement's indices and the sizes, nothing else.
+  EXPECT_EQ(labels("sub"), (Labels{"m", "n", "k", "M", "N", "K"}));
+  // The word being typed: only what starts with it, and the client is told to ask again.
+  EXPECT_TRUE(labels("prefix").count("exp"));
+  for (const auto &label : labels("prefix"))
+    EXPECT_EQ(label.rfind("exp", 0), 0u) << label;
+  EXPECT_TRUE(completion(*a, t.point("prefix")).incomplete);
+  EXPECT_FALSE(completion(*a, t.point("sub")).incomplete);
+  // `map` takes an instruction (no moves), `tile` a memory.
+  Labels map = labels("map");
+  EXPECT_TRUE(map.count("fma16"));
+  EXPECT_FALSE(map.count("load16") || map.count("L1") || map.count("tile"));
+  Labels tile = labels("tile");
+  EXPECT_TRUE(tile.count("L1"));
+  EXPECT_FALSE(tile.count("fma16") || tile.count("map"));
+  // In a target: `in` places an operand in a memory or registers, `on` an instruction on a unit.
+  EXPECT_EQ(labels("in"), (Labels{"MEM", "R"}));
+  EXPECT_EQ(labels("on"), (Labels{"alu"}));
+}
+
+TEST(LspCompletion, NamesInScopeSortBeforeFunctionsAndKeywords) {
+  Annotations t(R"isam(kernel k<N>(X: f32[N]) -> (Y: f32[N]) {
+  Y[i] = ^X[i];
+}
+)isam");
+  auto a = test::analyseDocument(t.code());
+  std::map<std::string, std::string> sort;
+  for (const auto &i : completion(*a, t.point()).items)
+    sort[i.label] = i.sortText;
+  EXPECT_LT(sort.at("X"), sort.at("exp"));
+  EXPECT_LT(sort.at("exp"), sort.at("where"));
+  EXPECT_LT(sort.at("N"), sort.at("f32"));
 }
