@@ -4,6 +4,9 @@
 
 #include "format/Formatter.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace isam::lsp {
 
 std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOptions &options,
@@ -129,6 +132,64 @@ std::vector<InlayHint> inlayHints(Analysis &a, Range range) {
         }
       }
     }
+  }
+  return out;
+}
+
+} // namespace isam::lsp
+
+namespace isam::lsp {
+
+std::vector<SelectionRange> selectionRanges(Analysis &a, const std::vector<Position> &positions) {
+  auto lock = a.lock();
+  const std::string &text = a.sources().text(a.mainFile());
+  const ast::File &file = a.mainAst();
+  std::vector<SelectionRange> out;
+  for (Position p : positions) {
+    uint32_t offset = std::min<uint32_t>(offsetOf(a, p), uint32_t(text.size()));
+    std::vector<SourceRange> chain; // innermost first
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    uint32_t begin = offset, end = offset;
+    while (begin > 0 && word(text[begin - 1]))
+      --begin;
+    while (end < text.size() && word(text[end]))
+      ++end;
+    if (begin < end)
+      chain.push_back({a.mainFile(), begin, end});
+    auto around = [&](SourceRange r) {
+      if (r.file == a.mainFile() && r.begin <= offset && offset <= r.end)
+        chain.push_back(r);
+    };
+    for (const auto &k : file.kernels) {
+      for (const auto &st : k.statements)
+        around(st.range);
+      for (const auto &b : k.schedules)
+        around(b.range);
+      around(k.range);
+    }
+    for (const auto &d : file.instances)
+      around(d.range);
+    for (const auto &d : file.targets)
+      around(d.range);
+    for (const auto &d : file.systems)
+      around(d.range);
+    for (const auto &d : file.imports)
+      around(d.range);
+    chain.push_back({a.mainFile(), 0, uint32_t(text.size())});
+    // Innermost first, each holding the one before; equal ranges once.
+    std::stable_sort(chain.begin(), chain.end(), [](const SourceRange &x, const SourceRange &y) {
+      return x.end - x.begin < y.end - y.begin;
+    });
+    SelectionRange s;
+    SourceRange last{kNoFile, 0, 0};
+    for (const SourceRange &r : chain) {
+      if (last.valid() && (r.begin > last.begin || r.end < last.end ||
+                           (r.begin == last.begin && r.end == last.end)))
+        continue;
+      s.ranges.push_back(rangeOf(a, r));
+      last = r;
+    }
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -28,4 +28,9 @@ std::vector<FoldingRange> foldingRanges(Analysis &a);
 // shape, the shape inferred (": f32[4, 4]", a Type hint). Nothing for a kernel with no instance.
 std::vector<InlayHint> inlayHints(Analysis &a, Range range);
 
+// For each position, the ranges an editor's "expand selection" steps through, innermost first:
+// the word under it, the statement, the schedule block, the declaration (kernel, instance,
+// target, system, import) and the whole document. Each range holds the one before it.
+std::vector<SelectionRange> selectionRanges(Analysis &a, const std::vector<Position> &positions);
+
 } // namespace isam::lsp

@@ -125,6 +125,17 @@ json foldingRangeHandler(Call &call) {
   return foldingRanges(*call.document());
 }
 
+json selectionRangeHandler(Call &call) {
+  auto a = call.document();
+  const json &list = required(call.params, "positions");
+  if (!list.is_array())
+    throw RpcError(InvalidParams, "parameter 'positions' must be an array");
+  std::vector<Position> positions;
+  for (size_t i = 0; i < list.size(); ++i)
+    positions.push_back(positionParam(json{{"position", list[i]}}));
+  return selectionRanges(*a, positions);
+}
+
 json inlayHintHandler(Call &call) {
   auto a = call.document();
   return inlayHints(*a, rangeParam(call.params));
@@ -219,6 +230,7 @@ std::map<std::string, Feature> features() {
       {"textDocument/semanticTokens/range", {semanticTokensRangeHandler}},
       {"textDocument/formatting", {formattingHandler}},
       {"textDocument/foldingRange", {foldingRangeHandler}},
+      {"textDocument/selectionRange", {selectionRangeHandler}},
       {"textDocument/inlayHint", {inlayHintHandler}},
       {"textDocument/codeAction", {codeActionHandler, true}},
       {"textDocument/codeLens", {codeLensHandler, true}},
@@ -253,6 +265,7 @@ json serverCapabilities() {
         {"range", true}}},
       {"documentFormattingProvider", true},
       {"foldingRangeProvider", true},
+      {"selectionRangeProvider", true},
       {"inlayHintProvider", true},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},

@@ -36,6 +36,13 @@ struct Location {
   bool operator==(const Location &) const = default;
 };
 
+// A range and the ranges around it, innermost first (textDocument/selectionRange's answer is
+// the chain; `ranges` holds it flat).
+struct SelectionRange {
+  std::vector<Range> ranges;
+  bool operator==(const SelectionRange &) const = default;
+};
+
 // A range of the document that names another file (an import's path).
 struct DocumentLink {
   Range range;

@@ -14,6 +14,17 @@ void to_json(json &j, const Location &l) {
   j = {{"uri", l.uri}, {"range", l.range}};
 }
 
+void to_json(json &j, const SelectionRange &r) {
+  // Nested from the outermost in: {range, parent: {range, parent: ...}}.
+  j = nullptr;
+  for (auto it = r.ranges.rbegin(); it != r.ranges.rend(); ++it) {
+    json inner = {{"range", *it}};
+    if (!j.is_null())
+      inner["parent"] = std::move(j);
+    j = std::move(inner);
+  }
+}
+
 void to_json(json &j, const DocumentLink &l) {
   j = {{"range", l.range}, {"target", l.target}, {"tooltip", l.tooltip}};
 }

@@ -15,6 +15,7 @@ void to_json(json &j, const Position &p);
 void to_json(json &j, const Range &r);
 void to_json(json &j, const Location &l);
 void to_json(json &j, const DocumentLink &l);
+void to_json(json &j, const SelectionRange &r);
 void to_json(json &j, const TextEdit &e);
 void to_json(json &j, const WorkspaceEdit &e);
 void to_json(json &j, const LspDiagnostic &d);

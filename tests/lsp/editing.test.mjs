@@ -401,3 +401,17 @@ instance g = gemm<96, 80, 64>;
     assert.equal(applyTextEdits(pinned, repin.edit.changes[uri]), pinned);
   });
 });
+
+test('selection ranges: from the word under the cursor out to the document, each holding the last', async () => {
+  await withServer(async (server) => {
+    const uri = 'untitled:selection.isam';
+    const text = 'kernel k<N>(X: f32[N]) -> (Y: f32[N]) {\n  Y[i] = exp(X[i]);\n}\n';
+    await server.open(uri, text, 1);
+    const [chain] = await server.request('textDocument/selectionRange',
+      { textDocument: { uri }, positions: [positionOf(text, 'exp', { delta: 1 })] });
+    const texts = [];
+    for (let r = chain; r; r = r.parent)
+      texts.push(textOf(text, r.range));
+    assert.deepEqual(texts, ['exp', 'Y[i] = exp(X[i]);', text.trimEnd(), text]);
+  });
+});

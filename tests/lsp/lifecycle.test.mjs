@@ -16,7 +16,7 @@ test('initialize advertises each provider, and each advertised request is answer
     assert.equal(capabilities.textDocumentSync.change, 2, 'incremental sync');
     for (const p of ['hoverProvider', 'definitionProvider', 'declarationProvider', 'referencesProvider',
       'documentHighlightProvider', 'documentSymbolProvider', 'workspaceSymbolProvider',
-      'documentFormattingProvider', 'foldingRangeProvider', 'inlayHintProvider'])
+      'documentFormattingProvider', 'foldingRangeProvider', 'inlayHintProvider', 'selectionRangeProvider'])
       assert.equal(capabilities[p], true, p);
     assert.equal(capabilities.renameProvider.prepareProvider, true);
     assert.ok(capabilities.completionProvider.triggerCharacters.includes('<'));
@@ -62,6 +62,7 @@ test('initialize advertises each provider, and each advertised request is answer
       'textDocument/inlayHint': { ...td, range: everything },
       'textDocument/semanticTokens/range': { ...td, range: everything },
       'textDocument/documentLink': td,
+      'textDocument/selectionRange': { ...td, positions: [at.position] },
     };
     for (const m of custom)
       requests[m] = { ...td, instance: 'gemm_small' };
@@ -73,7 +74,7 @@ test('initialize advertises each provider, and each advertised request is answer
       }
     }
     // And what is not advertised is not answered.
-    for (const method of ['textDocument/implementation', 'textDocument/rangeFormatting', 'textDocument/selectionRange']) {
+    for (const method of ['textDocument/implementation', 'textDocument/rangeFormatting']) {
       const e = await server.requestError(method, at);
       assert.equal(e.code, MethodNotFound, method);
     }

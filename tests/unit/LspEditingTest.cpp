@@ -93,3 +93,23 @@ TEST(LspFormatting, OneEditForTheWholeTextOrNone) {
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 }
+
+TEST(LspSelectionRanges, FromTheWordOutToTheDocument) {
+  Annotations t(R"isam($kernel[[kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+  $statement[[C[m, n] += $word[[A^]][m, k] * B[k, n];]]
+  $block[[schedule { map $map[[fm$in^a16]]; }]]
+}]]
+$instance[[instance g = gemm<4, 4, 4>;]]
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto ranges = selectionRanges(*a, {t.point(), t.point("in"), Position{5, 0}});
+  ASSERT_EQ(ranges.size(), 3u);
+  Range document = ranges[2].ranges.back();
+  EXPECT_EQ(document.start, (Position{0, 0}));
+  EXPECT_EQ(ranges[0].ranges, (std::vector<Range>{t.range("word"), t.range("statement"),
+                                                  t.range("kernel"), document}));
+  EXPECT_EQ(ranges[1].ranges,
+            (std::vector<Range>{t.range("map"), t.range("block"), t.range("kernel"), document}));
+  // Past the last declaration: the document alone.
+  EXPECT_EQ(ranges[2].ranges.size(), 1u);
+}
