@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace isam::lsp {
 
@@ -23,6 +24,110 @@ std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOpt
   auto lock = a.lock();
   SourceRange all{a.mainFile(), 0, uint32_t(text.size())};
   return std::vector<TextEdit>{{rangeOf(a, all), *formatted}};
+}
+
+namespace {
+
+// The offsets where each line of `text` starts, and one past the end.
+std::vector<uint32_t> lineStarts(const std::string &text) {
+  std::vector<uint32_t> starts{0};
+  for (uint32_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' && i + 1 < text.size())
+      starts.push_back(i + 1);
+  starts.push_back(uint32_t(text.size()));
+  return starts;
+}
+
+std::vector<std::string_view> linesOf(const std::string &text,
+                                      const std::vector<uint32_t> &starts) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i + 1 < starts.size(); ++i)
+    out.push_back(std::string_view(text).substr(starts[i], starts[i + 1] - starts[i]));
+  return out;
+}
+
+// A run of lines [a, aEnd) of the old text replaced by [b, bEnd) of the new one.
+struct Hunk {
+  size_t a, aEnd, b, bEnd;
+};
+
+// The changed runs between two texts' lines: the common head and tail are skipped, the middle
+// is compared by a longest common subsequence of lines.
+std::vector<Hunk> lineDiff(const std::vector<std::string_view> &x,
+                           const std::vector<std::string_view> &y) {
+  size_t head = 0;
+  while (head < x.size() && head < y.size() && x[head] == y[head])
+    ++head;
+  size_t tail = 0;
+  while (tail < x.size() - head && tail < y.size() - head &&
+         x[x.size() - 1 - tail] == y[y.size() - 1 - tail])
+    ++tail;
+  size_t n = x.size() - head - tail, m = y.size() - head - tail;
+  // lcs[i][j]: the longest common subsequence of x's middle from i and y's middle from j.
+  std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      lcs[i][j] = x[head + i] == y[head + j] ? lcs[i + 1][j + 1] + 1
+                                             : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::vector<Hunk> out;
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[head + i] == y[head + j]) {
+      ++i, ++j;
+      continue;
+    }
+    Hunk h{head + i, head + i, head + j, head + j};
+    while ((i < n || j < m) && !(i < n && j < m && x[head + i] == y[head + j])) {
+      if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]))
+        ++j;
+      else
+        ++i;
+    }
+    h.aEnd = head + i;
+    h.bEnd = head + j;
+    out.push_back(h);
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<std::vector<TextEdit>> rangeFormatting(Analysis &a, const FormattingOptions &options,
+                                                     Range range, std::string *why) {
+  const std::string &text = a.document().text;
+  format::FormatOptions format;
+  if (options.insertSpaces && options.tabSize)
+    format.indentWidth = int(*options.tabSize);
+  auto formatted = format::formatText(text, format, why);
+  if (!formatted)
+    return std::nullopt;
+  std::vector<TextEdit> out;
+  if (*formatted == text)
+    return out;
+  std::vector<uint32_t> oldStarts = lineStarts(text), newStarts = lineStarts(*formatted);
+  auto oldLines = linesOf(text, oldStarts), newLines = linesOf(*formatted, newStarts);
+  size_t first = range.start.line, last = range.end.line;
+  auto lock = a.lock();
+  std::vector<Hunk> hunks;
+  for (const Hunk &h : lineDiff(oldLines, newLines)) {
+    // Lines changed one for one (the formatter's usual change: spacing, indentation) are edits
+    // of their own, so that a range takes only its own lines.
+    if (h.aEnd - h.a == h.bEnd - h.b)
+      for (size_t k = 0; k < h.aEnd - h.a; ++k)
+        hunks.push_back({h.a + k, h.a + k + 1, h.b + k, h.b + k + 1});
+    else
+      hunks.push_back(h);
+  }
+  for (const Hunk &h : hunks) {
+    // A run of changed lines overlaps the range; an insertion counts where it goes.
+    bool overlaps = h.aEnd > h.a ? h.a <= last && h.aEnd > first : h.a >= first && h.a <= last + 1;
+    if (!overlaps)
+      continue;
+    SourceRange replaced{a.mainFile(), oldStarts[h.a], oldStarts[h.aEnd]};
+    out.push_back({rangeOf(a, replaced),
+                   formatted->substr(newStarts[h.b], newStarts[h.bEnd] - newStarts[h.b])});
+  }
+  return out;
 }
 
 std::vector<FoldingRange> foldingRanges(Analysis &a) {

@@ -18,6 +18,13 @@ namespace isam::lsp {
 std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOptions &options,
                                                 std::string *why);
 
+// The formatter's changes to the lines `range` touches: the whole text is formatted, compared
+// with the document line by line, and the changed lines (runs of them where lines were added
+// or removed) that overlap the range are the edits, each replacing whole lines. Nothing, with the
+// reason, as formatting() refuses.
+std::optional<std::vector<TextEdit>> rangeFormatting(Analysis &a, const FormattingOptions &options,
+                                                     Range range, std::string *why);
+
 // Kernels, schedule blocks, targets and their memories, units and instructions, systems, the
 // imports together, block comments and runs of line comments. A block's closing line stays
 // visible, as editors show folded blocks.

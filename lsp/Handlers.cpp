@@ -121,6 +121,15 @@ json formattingHandler(Call &call) {
   return *edits;
 }
 
+json rangeFormattingHandler(Call &call) {
+  auto a = call.document();
+  std::string why;
+  auto edits = rangeFormatting(*a, formattingOptions(call.params), rangeParam(call.params), &why);
+  if (!edits)
+    throw RpcError(RequestFailed, "cannot format this document: " + why);
+  return *edits;
+}
+
 json foldingRangeHandler(Call &call) {
   return foldingRanges(*call.document());
 }
@@ -229,6 +238,7 @@ std::map<std::string, Feature> features() {
       {"textDocument/semanticTokens/full/delta", {semanticTokensDeltaHandler}},
       {"textDocument/semanticTokens/range", {semanticTokensRangeHandler}},
       {"textDocument/formatting", {formattingHandler}},
+      {"textDocument/rangeFormatting", {rangeFormattingHandler}},
       {"textDocument/foldingRange", {foldingRangeHandler}},
       {"textDocument/selectionRange", {selectionRangeHandler}},
       {"textDocument/inlayHint", {inlayHintHandler}},
@@ -264,6 +274,7 @@ json serverCapabilities() {
         {"full", {{"delta", true}}},
         {"range", true}}},
       {"documentFormattingProvider", true},
+      {"documentRangeFormattingProvider", true},
       {"foldingRangeProvider", true},
       {"selectionRangeProvider", true},
       {"inlayHintProvider", true},

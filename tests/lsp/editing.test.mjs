@@ -415,3 +415,17 @@ test('selection ranges: from the word under the cursor out to the document, each
     assert.deepEqual(texts, ['exp', 'Y[i] = exp(X[i]);', text.trimEnd(), text]);
   });
 });
+
+test('range formatting: the formatter\'s changes to the lines of the range only', async () => {
+  await withServer(async (server) => {
+    const uri = 'untitled:range-format.isam';
+    const text = 'kernel   a<N>( A :f32[N] )->( B: f32[ N ] ){\nB[i]=A[i]   ;\n}\nkernel   b<N>( A :f32[N] )->( B: f32[ N ] ){\nB[i]=A[i]   ;\n}\n';
+    await server.open(uri, text, 1);
+    const edits = await server.request('textDocument/rangeFormatting', {
+      textDocument: { uri }, options: { tabSize: 2, insertSpaces: true },
+      range: { start: { line: 4, character: 0 }, end: { line: 4, character: 5 } },
+    });
+    assert.equal(applyTextEdits(text, edits),
+      'kernel   a<N>( A :f32[N] )->( B: f32[ N ] ){\nB[i]=A[i]   ;\n}\nkernel   b<N>( A :f32[N] )->( B: f32[ N ] ){\n  B[i] = A[i];\n}\n');
+  });
+});

@@ -16,7 +16,8 @@ test('initialize advertises each provider, and each advertised request is answer
     assert.equal(capabilities.textDocumentSync.change, 2, 'incremental sync');
     for (const p of ['hoverProvider', 'definitionProvider', 'declarationProvider', 'referencesProvider',
       'documentHighlightProvider', 'documentSymbolProvider', 'workspaceSymbolProvider',
-      'documentFormattingProvider', 'foldingRangeProvider', 'inlayHintProvider', 'selectionRangeProvider'])
+      'documentFormattingProvider', 'documentRangeFormattingProvider', 'foldingRangeProvider',
+      'inlayHintProvider', 'selectionRangeProvider'])
       assert.equal(capabilities[p], true, p);
     assert.equal(capabilities.renameProvider.prepareProvider, true);
     assert.ok(capabilities.completionProvider.triggerCharacters.includes('<'));
@@ -63,6 +64,7 @@ test('initialize advertises each provider, and each advertised request is answer
       'textDocument/semanticTokens/range': { ...td, range: everything },
       'textDocument/documentLink': td,
       'textDocument/selectionRange': { ...td, positions: [at.position] },
+      'textDocument/rangeFormatting': { ...td, range: everything, options: { tabSize: 2, insertSpaces: true } },
     };
     for (const m of custom)
       requests[m] = { ...td, instance: 'gemm_small' };
@@ -74,7 +76,7 @@ test('initialize advertises each provider, and each advertised request is answer
       }
     }
     // And what is not advertised is not answered.
-    for (const method of ['textDocument/implementation', 'textDocument/rangeFormatting']) {
+    for (const method of ['textDocument/implementation', 'textDocument/typeDefinition']) {
       const e = await server.requestError(method, at);
       assert.equal(e.code, MethodNotFound, method);
     }

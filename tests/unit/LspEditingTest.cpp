@@ -113,3 +113,36 @@ $instance[[instance g = gemm<4, 4, 4>;]]
   // Past the last declaration: the document alone.
   EXPECT_EQ(ranges[2].ranges.size(), 1u);
 }
+
+TEST(LspFormatting, ARangeGetsTheFormattersChangesToItsLinesOnly) {
+  std::string messy = "kernel   a<N>( A :f32[N] )->( B: f32[ N ] ){\n"
+                      "B[i]=A[i]   ;\n"
+                      "}\n"
+                      "\n"
+                      "kernel   b<N>( A :f32[N] )->( B: f32[ N ] ){\n"
+                      "B[i]=A[i]   ;\n"
+                      "}\n";
+  auto a = test::analyseDocument(messy);
+  std::string why;
+  // The second line alone: its statement is indented and spaced; nothing else changes.
+  auto second = rangeFormatting(*a, {2, true}, Range{{1, 0}, {1, 3}}, &why);
+  ASSERT_TRUE(second) << why;
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].range, (Range{{1, 0}, {2, 0}}));
+  EXPECT_EQ((*second)[0].newText, "  B[i] = A[i];\n");
+  // The second kernel: its three lines, and the first kernel's are left as they are.
+  auto kernelB = rangeFormatting(*a, {2, true}, Range{{4, 0}, {6, 1}}, &why);
+  ASSERT_TRUE(kernelB) << why;
+  std::string joined;
+  for (const auto &e : *kernelB) {
+    EXPECT_GE(e.range.start.line, 4u) << e.newText;
+    joined += e.newText;
+  }
+  EXPECT_EQ(joined, "kernel b<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n");
+  // A formatted text: no edits for any range.
+  auto whole = formatting(*a, {2, true}, &why);
+  auto formatted = test::analyseDocument((*whole)[0].newText, "formatted.isam");
+  auto none = rangeFormatting(*formatted, {2, true}, Range{{0, 0}, {6, 0}}, &why);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
