@@ -177,15 +177,19 @@ const schedule::KernelSchedule *Analysis::schedule(const Subject &s, const StopF
   return it->second ? &*it->second : nullptr;
 }
 
-void Analysis::prepareDiagnostics(const StopFn &stop) {
+void Analysis::prepareDiagnostics(const StopFn &stop,
+                                  const std::function<void(size_t done, size_t total)> &step) {
   const ast::File *file = nullptr; // the document's syntax tree never changes
   {
     auto held = lock();
     file = &mainAst();
   }
+  size_t done = 0, total = file->kernels.size();
   for (const auto &k : file->kernels) {
     if (stop && stop())
       return;
+    if (step)
+      step(done++, total);
     auto held = lock();
     Subject s{k.name.name, "", ""};
     if (settings_.mappingDiagnostics)
@@ -193,6 +197,8 @@ void Analysis::prepareDiagnostics(const StopFn &stop) {
     if (!session_->schedulePins(k).statements.empty())
       schedule(s, stop);
   }
+  if (step)
+    step(total, total);
 }
 
 std::vector<Diagnostic> Analysis::mappingDiagnostics(const StopFn &stop) {

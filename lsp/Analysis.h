@@ -51,7 +51,9 @@ public:
 
   // Computes what mappingDiagnostics() and scheduleDiagnostics() need, taking the lock a kernel
   // at a time (call it without the lock), so that other requests are answered in between.
-  void prepareDiagnostics(const StopFn &stop = {});
+  // `step(done, total)` is called before each kernel, and once more when all are done.
+  void prepareDiagnostics(const StopFn &stop = {},
+                          const std::function<void(size_t done, size_t total)> &step = {});
 
   // Everything below needs lock() held.
   Session &session() { return *session_; }

@@ -51,7 +51,13 @@ Server::Server(Send send, ServerOptions options)
       },
       [this](const std::string &message) {
         notify("window/showMessage", {{"type", 2}, {"message", message}});
-      });
+      },
+      Workspace::Background{[this](const std::string &token, const std::string &title) {
+                              progressBegin(token, title);
+                            },
+                            [this](const std::string &token, const std::string &message,
+                                   int percentage) { progressReport(token, message, percentage); },
+                            [this](const std::string &token) { progressEnd(token); }});
   workspace_->updateSettings([&](Settings &s) { s.confineImports = options.confineImports; });
   quickThread_ = std::thread([this] { work(*quick_); });
   for (int i = 0; i < kSlowWorkers; ++i)
@@ -146,9 +152,12 @@ void Server::dispatch(const json &message) {
     return;
   }
   if (!message.contains("method")) {
-    // A response to a request of ours; the server sends none that need an answer.
+    // A response to a request of ours: only a progress token's creation needs anything.
     if (!hasId || (!message.contains("result") && !message.contains("error")))
       sendJson(errorResponse(hasId ? id : json(), InvalidRequest, "no 'method'"));
+    else if (id.is_string() && id.get<std::string>().starts_with(kProgressPrefix))
+      progressCreated(id.get<std::string>().substr(kProgressPrefix.size()),
+                      !message.contains("error"));
     return;
   }
   if (!message["method"].is_string() || message.value("jsonrpc", json()) != "2.0") {
@@ -293,6 +302,61 @@ void Server::answer(Pending &p) {
   }
 }
 
+// Server-made progress: a token is used only once the client has answered its creation, so
+// what happens before (reports, even the end) waits for that answer or is dropped.
+void Server::progressBegin(const std::string &token, const std::string &title) {
+  if (!showProgress_)
+    return;
+  {
+    std::lock_guard lock(progressMutex_);
+    progress_[token] = {title, false, false};
+  }
+  sendJson({{"jsonrpc", "2.0"},
+            {"id", std::string(kProgressPrefix) + token},
+            {"method", "window/workDoneProgress/create"},
+            {"params", {{"token", token}}}});
+}
+
+void Server::progressCreated(const std::string &token, bool ok) {
+  std::lock_guard lock(progressMutex_);
+  auto it = progress_.find(token);
+  if (it == progress_.end())
+    return;
+  if (ok) {
+    json begin = {{"kind", "begin"}, {"title", it->second.title}, {"percentage", 0}};
+    notify("$/progress", {{"token", token}, {"value", begin}});
+  }
+  if (!ok || it->second.ended) {
+    if (ok)
+      notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
+    progress_.erase(it);
+    return;
+  }
+  it->second.created = true;
+}
+
+void Server::progressReport(const std::string &token, const std::string &message, int percentage) {
+  std::lock_guard lock(progressMutex_);
+  auto it = progress_.find(token);
+  if (it == progress_.end() || !it->second.created)
+    return;
+  json report = {{"kind", "report"}, {"message", message}, {"percentage", percentage}};
+  notify("$/progress", {{"token", token}, {"value", report}});
+}
+
+void Server::progressEnd(const std::string &token) {
+  std::lock_guard lock(progressMutex_);
+  auto it = progress_.find(token);
+  if (it == progress_.end())
+    return;
+  if (!it->second.created) {
+    it->second.ended = true; // ended when the client answers the creation
+    return;
+  }
+  notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
+  progress_.erase(it);
+}
+
 void Server::reportSettingsProblems(const std::vector<std::string> &problems) {
   for (const auto &p : problems)
     notify("window/showMessage", {{"type", 2}, {"message", "isamap: " + p}});
@@ -318,6 +382,9 @@ json Server::initialize(const json &params) {
   const auto canWatch = "/workspace/didChangeWatchedFiles/dynamicRegistration"_json_pointer;
   watchFiles_ =
       capabilities.is_object() && capabilities.contains(canWatch) && capabilities[canWatch] == true;
+  const auto canShowProgress = "/window/workDoneProgress"_json_pointer;
+  showProgress_ = capabilities.is_object() && capabilities.contains(canShowProgress) &&
+                  capabilities[canShowProgress] == true;
   json options = params.value("initializationOptions", json());
   workspace_->updateSettings([&](Settings &s) {
     s.workspaceFolders = folders;

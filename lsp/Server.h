@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -96,6 +97,10 @@ private:
   void publishDiagnostics(const std::string &uri, int64_t version,
                           const std::vector<LspDiagnostic> &diagnostics);
   void reportSettingsProblems(const std::vector<std::string> &problems);
+  void progressBegin(const std::string &token, const std::string &title);
+  void progressCreated(const std::string &token, bool ok);
+  void progressReport(const std::string &token, const std::string &message, int percentage);
+  void progressEnd(const std::string &token);
 
   Send send_;
   std::mutex sendMutex_;
@@ -104,6 +109,16 @@ private:
   enum class State { Uninitialized, Running, ShutDown, Exited } state_ = State::Uninitialized;
   int exitCode_ = 1;
   bool watchFiles_ = false; // the client registers file watchers the server asks for
+  // The client shows work-done progress the server starts (window/workDoneProgress/create).
+  std::atomic<bool> showProgress_{false};
+  static constexpr std::string_view kProgressPrefix = "isamap/create-progress/";
+  struct ServerProgress {
+    std::string title;
+    bool created = false; // the client answered the creation
+    bool ended = false;   // ended before that answer
+  };
+  std::mutex progressMutex_;
+  std::map<std::string, ServerProgress> progress_; // by token
   std::mutex inflightMutex_;
   std::map<std::string, std::pair<json, std::shared_ptr<Request>>> inflight_; // by id's JSON text
   std::unique_ptr<Queue> quick_, slow_;

@@ -2,12 +2,15 @@
 #include "lsp/Convert.h"
 #include "lsp/Rpc.h"
 
+#include <algorithm>
+
 namespace isam::lsp {
 
 using Clock = std::chrono::steady_clock;
 
-Workspace::Workspace(Publish publish, Warn warn)
-    : publish_(std::move(publish)), warn_(std::move(warn)), thread_([this] { run(); }) {}
+Workspace::Workspace(Publish publish, Warn warn, Background background)
+    : publish_(std::move(publish)), warn_(std::move(warn)), background_(std::move(background)),
+      thread_([this] { run(); }) {}
 
 Workspace::~Workspace() {
   {
@@ -227,7 +230,29 @@ void Workspace::analyse(const std::string &uri) {
   if (!publishIfCurrent(diagnostics))
     return;
   std::vector<Diagnostic> later;
-  a->prepareDiagnostics(stop);
+  size_t kernels = 0;
+  {
+    auto lock = a->lock();
+    kernels = a->mainAst().kernels.size();
+  }
+  // A large document's mapping takes a while: the client may show how far it is.
+  std::string token;
+  if (background_.begin && kernels >= kProgressKernels) {
+    token = "isamap/analysis/" + std::to_string(nextProgress_++);
+    std::string name = a->document().path.substr(a->document().path.find_last_of("/:") + 1);
+    background_.begin(token, "Mapping " + name);
+  }
+  int reported = 0;
+  a->prepareDiagnostics(stop, [&](size_t done, size_t total) {
+    int percentage = int(100 * done / std::max<size_t>(total, 1));
+    if (!token.empty() && percentage >= reported + 10) {
+      reported = percentage;
+      background_.report(token, std::to_string(done) + " of " + std::to_string(total) + " kernels",
+                         percentage);
+    }
+  });
+  if (!token.empty())
+    background_.end(token);
   {
     auto lock = a->lock();
     later = a->mappingDiagnostics(stop);

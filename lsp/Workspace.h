@@ -24,6 +24,7 @@
 #include "lsp/Settings.h"
 #include "lsp/Summaries.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -44,7 +45,17 @@ public:
   // (window/showMessage): once per distinct message, e.g. a target setting that names no target.
   using Warn = std::function<void(const std::string &message)>;
 
-  explicit Workspace(Publish publish, Warn warn = {});
+  // Work-done progress of the analysis of a large document (kProgressKernels kernels or more):
+  // begin, then reports (a message and a percentage), then end, on a token of the workspace's.
+  struct Background {
+    std::function<void(const std::string &token, const std::string &title)> begin;
+    std::function<void(const std::string &token, const std::string &message, int percentage)>
+        report;
+    std::function<void(const std::string &token)> end;
+  };
+  static constexpr size_t kProgressKernels = 20;
+
+  explicit Workspace(Publish publish, Warn warn = {}, Background background = {});
   ~Workspace();
   Workspace(const Workspace &) = delete;
   Workspace &operator=(const Workspace &) = delete;
@@ -87,6 +98,8 @@ private:
 
   Publish publish_;
   Warn warn_;
+  Background background_;
+  std::atomic<uint64_t> nextProgress_{1};
   // Shared by every analysis: an edit re-parses only the declarations it touched.
   std::shared_ptr<ParseCache> parses_ = std::make_shared<ParseCache>();
   // Likewise: an edit schedules again only the kernels it touched.

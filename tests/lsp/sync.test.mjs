@@ -3,6 +3,7 @@
 // the text and its version, mapping diagnostics, and didClose.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { WorkDoneProgress } from 'vscode-languageserver-protocol/node.js';
 import {
   withServer, positionOf, positionAt, applyChanges, decodeTokens, textOf, sleep,
 } from './client.mjs';
@@ -227,4 +228,39 @@ test('didClose publishes empty diagnostics, and nothing follows for the closed d
     const e = await server.requestError('textDocument/hover', { textDocument: { uri }, position: positionAt(text, 10) });
     assert.equal(e.code, -32602);
   });
+});
+
+test('a large document\'s analysis shows work-done progress to a client that can show it', async () => {
+  const kernels = (n) => Array.from({ length: n }, (_, i) =>
+    `kernel k${i}<N>(X: f32[N]) -> (Y: f32[N]) {\n  Y[i] = X[i] * 2.0;\n}\ninstance k${i}_small = k${i}<${16 + i}>;\n`).join('');
+  for (const canShow of [true, false]) {
+    await withServer({ initialize: false }, async (server) => {
+      const created = [];
+      const values = [];
+      server.connection.onRequest('window/workDoneProgress/create', (params) => {
+        created.push(params.token);
+        server.connection.onProgress(WorkDoneProgress.type, params.token, (v) => values.push(v));
+        return null;
+      });
+      await server.initialize(undefined, { capabilities: { window: { workDoneProgress: canShow } } });
+      // 25 kernels: over the threshold (20); 3: under it.
+      await server.open('untitled:large.isam', kernels(25), 1);
+      await server.open('untitled:small.isam', kernels(3), 1);
+      await server.settled('untitled:large.isam');
+      await server.settled('untitled:small.isam');
+      if (!canShow) {
+        assert.deepEqual(created, []);
+        return;
+      }
+      assert.equal(created.length, 1, JSON.stringify(created));
+      const kinds = values.map((v) => v.kind);
+      assert.equal(kinds[0], 'begin');
+      assert.equal(kinds.at(-1), 'end');
+      // Reports come only once the client has answered the creation; quick work may end first.
+      assert.ok(kinds.slice(1, -1).every((k) => k === 'report'), JSON.stringify(kinds));
+      assert.equal(values[0].title, 'Mapping large.isam');
+      const percentages = values.filter((v) => v.kind === 'report').map((v) => v.percentage);
+      assert.deepEqual(percentages, [...percentages].sort((x, y) => x - y));
+    });
+  }
 });
