@@ -1,8 +1,10 @@
 // Code lenses (per statement: how it maps and runs on the configured target) and code actions
 // (the fix-its of diagnostics, and "pin this schedule", which writes the statement's chosen
 // schedule as a `schedule` block after it, replacing one that is there). Both take the
-// analysis's lock and run the mapper and the scheduler (the first time); `stop` is polled
-// between statements and stages, and a stopped call returns what it has.
+// analysis's lock (the lenses one statement at a time, so that other requests are answered in
+// between) and run the mapper and the scheduler (the first time; the lenses' statement
+// summaries are kept across versions, Summaries.h); `stop` is polled between statements and
+// stages, and a stopped call returns what it has.
 #pragma once
 
 #include "lsp/Analysis.h"
