@@ -7,12 +7,14 @@
 //    one in an instance's sizes;
 //  - hover, completion and code actions on the 2,000-line file while slow requests (lenses, target
 //    code) run, and a hover just after an edit's debounce (p50, p99);
+//  - the time from $/cancelRequest to the answer of running lenses (p50, p99);
 //  - the server's resident memory across 10,000 edits;
 //  - the resident memory of the server and of its render workers across 10,000 schedule and
 //    kernel diagrams (Graphviz leaks in every render; the workers are retired to bound it).
 // Usage: node bench/lsp/latency.mjs [--binary build/cli/isamap] [--bursts 200] [--edits 10000]
-//        [--renders 10000] [--lens-rounds 100] [--stall-rounds 50] [--target x86_avx512]
-//        [--debounce-ms 150] [--only edit|lenses|stall|diagram|memory|renders] [--json]
+//        [--renders 10000] [--lens-rounds 100] [--stall-rounds 50] [--cancel-rounds 20]
+//        [--target x86_avx512] [--debounce-ms 150]
+//        [--only edit|lenses|stall|cancel|diagram|memory|renders] [--json]
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -37,6 +39,7 @@ const memoryEdits = Number(option('--edits', 10000));
 const renderCount = Number(option('--renders', 10000));
 const lensRounds = Number(option('--lens-rounds', 100));
 const stallRounds = Number(option('--stall-rounds', 50));
+const cancelRounds = Number(option('--cancel-rounds', 20));
 const target = option('--target', 'x86_avx512');
 const debounceMs = Number(option('--debounce-ms', 150));
 const asJson = args.includes('--json');
@@ -95,17 +98,18 @@ async function start() {
 }
 
 // A 2,000-line file: kernels of the samples' kinds, each with an instance, and comments.
-function bigFile() {
+// `tag` makes the kernels' names (and so their texts) differ from another call's.
+function bigFile(tag = '') {
   const lines = [];
   for (let i = 0; lines.length + 9 <= 2000; ++i) {
     lines.push(`// Kernel ${i}: a GEMM with a bias and a ReLU, and a row-wise softmax-like pass.`);
-    lines.push(`kernel layer${i}<M, N, K>(A: f32[M, K], W: f32[K, N], b: f32[N]) -> (Y: f32[M, N], S: f32[M]) {`);
+    lines.push(`kernel layer${tag}${i}<M, N, K>(A: f32[M, K], W: f32[K, N], b: f32[N]) -> (Y: f32[M, N], S: f32[M]) {`);
     lines.push('  local T: f32[M, N];');
     lines.push('  T[m, n] += A[m, k] * W[k, n];');
     lines.push('  Y[m, n] = relu(T[m, n] + b[n]);');
     lines.push('  S[m] += exp(Y[m, n]);');
     lines.push('}');
-    lines.push(`instance layer${i}_small = layer${i}<${8 + (i % 5)}, ${16 + (i % 7)}, ${32 + (i % 3)}>;`);
+    lines.push(`instance layer${tag}${i}_small = layer${tag}${i}<${8 + (i % 5)}, ${16 + (i % 7)}, ${32 + (i % 3)}>;`);
     lines.push('');
   }
   while (lines.length < 2000) lines.push('// padding');
@@ -248,6 +252,34 @@ async function stallLatency() {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, stats(v)]));
 }
 
+// Cancellation: each round opens a 2,000-line file of kernels not seen before (so its lenses
+// take the whole search, ~1 s), asks for its lenses, cancels the request after 50 ms and times
+// the answer from the cancellation.
+async function cancelLatency() {
+  const server = await start();
+  const times = [];
+  let cancelledAnswers = 0;
+  for (let round = 0; round < cancelRounds; ++round) {
+    const uri = pathToFileURL(path.join(os.tmpdir(), `isamap-bench-cancel-${round}.isam`)).href;
+    const opened = server.published(uri, 1);
+    await server.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'isam', version: 1, text: bigFile(`r${round}_`) },
+    });
+    await opened;
+    const source = new rpc.CancellationTokenSource();
+    const answer = server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } }, source.token)
+      .then(() => 'result', (e) => e.code);
+    await new Promise((done) => setTimeout(done, 50));
+    const t = performance.now();
+    source.cancel();
+    if ((await answer) === -32800) ++cancelledAnswers;
+    times.push(performance.now() - t);
+    await server.connection.sendNotification('textDocument/didClose', { textDocument: { uri } });
+  }
+  server.proc.kill();
+  return { p50: percentile(times, 50), p99: percentile(times, 99), max: Math.max(...times), cancelledAnswers };
+}
+
 async function memory() {
   const server = await start();
   const uri = pathToFileURL(path.join(os.tmpdir(), 'isamap-bench-mem.isam')).href;
@@ -343,6 +375,7 @@ const result = { target, debounceMs,
   edit: !only || only === 'edit' ? await editLatency() : null,
   lenses: !only || only === 'lenses' ? await lensLatency() : null,
   stall: !only || only === 'stall' ? await stallLatency() : null,
+  cancel: !only || only === 'cancel' ? await cancelLatency() : null,
   diagrams: !only || only === 'diagram' ? await diagrams() : [],
   memory: !only || only === 'memory' ? await memory() : [],
   renders: !only || only === 'renders' ? await renders() : null };
@@ -366,6 +399,11 @@ if (asJson) {
     row('hover while lenses + target code run:', result.stall.hover);
     row('completion, the same:', result.stall.completion);
     row('code actions, the same:', result.stall.codeAction);
+  }
+  if (result.cancel) {
+    const c = result.cancel;
+    console.log(`$/cancelRequest of running lenses on a new 2,000-line file, ${cancelRounds} rounds (answered -32800: ${c.cancelledAnswers}):`);
+    console.log(`  cancel to answer: p50 ${f(c.p50)} ms   p99 ${f(c.p99)} ms   max ${f(c.max)} ms`);
   }
   console.log('isamap/diagram (ms; first request per view, including the mapping or schedule drawn):');
   console.log('  sample               kernel  hardware  mapping  schedule');
