@@ -29,3 +29,22 @@ export function defaultViewFor(text: string): 'schedule' | 'hardware' {
 export function refreshDelay(debounceMs: number): number {
   return debounceMs + 100;
 }
+
+/** The JSON-RPC code of a request answered for text the client no longer has. */
+export const CONTENT_MODIFIED = -32801;
+
+/**
+ * Sends a request again when the server answers it ContentModified (the document changed while
+ * it ran: the question still stands, for the new text), at most `attempts` times in all. Other
+ * answers and errors pass through.
+ */
+export async function retryOnContentModified<T>(send: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; ++i) {
+    try {
+      return await send();
+    } catch (e) {
+      const code = (e as { code?: unknown } | null)?.code;
+      if (code !== CONTENT_MODIFIED || i >= attempts) throw e;
+    }
+  }
+}

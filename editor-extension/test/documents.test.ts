@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { CODE_SCHEME, SCHEDULE_SCHEME, decodeRef, encodeRef, requestParams, scheduleText, targetCodeText, virtualPath } from '../src/documents';
-import { defaultViewFor, refreshDelay } from '../src/util';
+import { CONTENT_MODIFIED, defaultViewFor, refreshDelay, retryOnContentModified } from '../src/util';
 
 test('virtual document names', () => {
   assert.equal(virtualPath(CODE_SCHEME, { source: 'file:///w/samples/gemm.isam' }), '/gemm.isam.s');
@@ -37,4 +37,26 @@ test('a new diagram panel shows hardware for a hardware file', () => {
   assert.equal(defaultViewFor('kernel g<M>(A: f32[M]) -> (C: f32[M]) { C[m] = A[m]; }'), 'schedule');
   assert.equal(defaultViewFor('import "x86_avx512.isam";\nkernel k<M>(A: f32[M]) -> (B: f32[M]) { B[i] = A[i]; }'), 'schedule');
   assert.equal(refreshDelay(150), 250);
+});
+
+test('a request answered ContentModified is sent again, at most three times; other errors pass through', async () => {
+  const answers = (outcomes: unknown[]) => {
+    let calls = 0;
+    const send = async () => {
+      const o = outcomes[calls++];
+      if (o instanceof Error) throw o;
+      return o;
+    };
+    return { send, calls: () => calls };
+  };
+  const modified = () => Object.assign(new Error('the document changed'), { code: CONTENT_MODIFIED });
+  const once = answers([modified(), 'svg']);
+  assert.equal(await retryOnContentModified(once.send), 'svg');
+  assert.equal(once.calls(), 2);
+  const always = answers([modified(), modified(), modified(), 'never']);
+  await assert.rejects(retryOnContentModified(always.send), /the document changed/);
+  assert.equal(always.calls(), 3);
+  const cancelled = answers([Object.assign(new Error('cancelled'), { code: -32800 }), 'never']);
+  await assert.rejects(retryOnContentModified(cancelled.send), /cancelled/);
+  assert.equal(cancelled.calls(), 1);
 });

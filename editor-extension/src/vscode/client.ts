@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
 import { SERVER_ARGS, initializationOptions, readSettings, resolveServerPath, type IsamapSettings, type ResolvedServer } from '../settings';
+import { retryOnContentModified } from '../util';
 
 export function currentSettings(): IsamapSettings {
   const c = vscode.workspace.getConfiguration('isamap');
@@ -104,11 +105,11 @@ export class IsamapClient implements vscode.Disposable {
     this.restarted.fire();
   }
 
-  /** Sends one of isamap's custom requests. */
+  /** Sends one of isamap's custom requests; again if an edit made the server's answer stale. */
   async request<T = unknown>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<T> {
     const client = await this.get();
     if (!client) throw new Error('the isamap language server is not running');
-    return client.sendRequest<T>(method, params, token);
+    return retryOnContentModified(() => client.sendRequest<T>(method, params, token));
   }
 
   dispose(): void {
