@@ -10,13 +10,23 @@
 
 namespace isam::lsp {
 
-std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOptions &options,
-                                                std::string *why) {
-  const std::string &text = a.document().text;
+namespace {
+
+// The document's text as the formatter of `isamap fmt` writes it, with the client's indent.
+std::optional<std::string> formattedText(Analysis &a, const FormattingOptions &options,
+                                         std::string *why) {
   format::FormatOptions format;
   if (options.insertSpaces && options.tabSize)
     format.indentWidth = int(*options.tabSize);
-  auto formatted = format::formatText(text, format, why);
+  return format::formatText(a.document().text, format, why);
+}
+
+} // namespace
+
+std::optional<std::vector<TextEdit>> formatting(Analysis &a, const FormattingOptions &options,
+                                                std::string *why) {
+  const std::string &text = a.document().text;
+  auto formatted = formattedText(a, options, why);
   if (!formatted)
     return std::nullopt;
   if (*formatted == text)
@@ -95,10 +105,7 @@ std::vector<Hunk> lineDiff(const std::vector<std::string_view> &x,
 std::optional<std::vector<TextEdit>> rangeFormatting(Analysis &a, const FormattingOptions &options,
                                                      Range range, std::string *why) {
   const std::string &text = a.document().text;
-  format::FormatOptions format;
-  if (options.insertSpaces && options.tabSize)
-    format.indentWidth = int(*options.tabSize);
-  auto formatted = format::formatText(text, format, why);
+  auto formatted = formattedText(a, options, why);
   if (!formatted)
     return std::nullopt;
   std::vector<TextEdit> out;
