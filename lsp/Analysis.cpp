@@ -6,22 +6,28 @@
 
 namespace isam::lsp {
 
-Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
-                   std::shared_ptr<ParseCache> parses, std::shared_ptr<SummaryCache> summaries)
-    : doc_(std::move(doc)), settings_(std::move(settings)),
-      tuning_(tuningRecords(settings_.tuningDb, settings_.workspaceFolders)),
-      summaries_(summaries ? std::move(summaries) : std::make_shared<SummaryCache>()) {
+SessionOptions sessionOptions(const Settings &settings,
+                              std::map<std::string, std::string> overlays) {
   SessionOptions options;
-  options.searchPath = settings_.includeDirs;
-  options.searchPath.insert(options.searchPath.end(), settings_.workspaceFolders.begin(),
-                            settings_.workspaceFolders.end());
-  options.overlays = overlays;
-  if (settings_.confineImports) {
+  options.searchPath = settings.includeDirs;
+  options.searchPath.insert(options.searchPath.end(), settings.workspaceFolders.begin(),
+                            settings.workspaceFolders.end());
+  options.overlays = std::move(overlays);
+  if (settings.confineImports) {
     options.importRoots = options.searchPath;
     options.importRootsReason = "over a network connection, imports are read only from the "
                                 "workspace folders, the include directories (isamap.includeDirs) "
                                 "and the shipped hardware descriptions";
   }
+  return options;
+}
+
+Analysis::Analysis(Document doc, std::map<std::string, std::string> overlays, Settings settings,
+                   std::shared_ptr<ParseCache> parses, std::shared_ptr<SummaryCache> summaries)
+    : doc_(std::move(doc)), settings_(std::move(settings)),
+      tuning_(tuningRecords(settings_.tuningDb, settings_.workspaceFolders)),
+      summaries_(summaries ? std::move(summaries) : std::make_shared<SummaryCache>()) {
+  SessionOptions options = sessionOptions(settings_, overlays);
   options.parseCache = std::move(parses);
   options.hostMeter = backend::measureFmaGflops;
   session_ = std::make_unique<Session>(std::move(options));

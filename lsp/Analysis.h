@@ -25,6 +25,11 @@ namespace isam::lsp {
 
 class SummaryCache;
 
+// The compiler session options of the settings: the imports' search path (include directories,
+// then workspace folders), where imports may be read from, and the open documents' texts.
+SessionOptions sessionOptions(const Settings &settings,
+                              std::map<std::string, std::string> overlays);
+
 // Polled between stages of long work; true means the result is no longer wanted.
 using StopFn = std::function<bool()>;
 

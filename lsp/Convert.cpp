@@ -20,6 +20,43 @@ Location locationOf(Analysis &a, SourceRange r) {
   return {uriOf(a, r.file), rangeOf(a, r)};
 }
 
+SymbolKind symbolKindOf(index::SymbolKind k) {
+  using L = SymbolKind;
+  using IK = index::SymbolKind;
+  switch (k) {
+  case IK::Kernel:
+    return L::Function;
+  case IK::Instance:
+    return L::Constant;
+  case IK::Target:
+    return L::Module;
+  case IK::System:
+    return L::Namespace;
+  case IK::Memory:
+  case IK::Registers:
+    return L::Struct;
+  case IK::Unit:
+    return L::Class;
+  case IK::Instruction:
+  case IK::Move:
+    return L::Method;
+  case IK::SizeParam:
+    return L::TypeParameter;
+  case IK::Tensor:
+    return L::Array;
+  case IK::Index:
+    return L::Variable;
+  case IK::Operand:
+    return L::Field;
+  }
+  return L::Variable;
+}
+
+bool inOutline(index::SymbolKind k) {
+  using IK = index::SymbolKind;
+  return k != IK::Index && k != IK::SizeParam && k != IK::Operand;
+}
+
 uint32_t offsetOf(Analysis &a, Position p) {
   return a.lines(a.mainFile()).offset(p);
 }

@@ -13,6 +13,12 @@ Range rangeOf(Analysis &a, SourceRange r);
 // The URI of a loaded file: the document's own URI for its main file.
 std::string uriOf(Analysis &a, FileId file);
 Location locationOf(Analysis &a, SourceRange r);
+// The protocol's kind of an index symbol's kind.
+SymbolKind symbolKindOf(index::SymbolKind k);
+// Whether outlines and symbol searches list symbols of this kind (indices, size parameters and
+// operands are too many and too local).
+bool inOutline(index::SymbolKind k);
+
 // The byte offset in the document of an LSP position (clamped to the text, as the protocol asks).
 uint32_t offsetOf(Analysis &a, Position p);
 

@@ -2,8 +2,24 @@
 #include "lsp/Uri.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace isam::lsp {
+
+std::optional<std::string> readTextFile(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    return std::nullopt;
+  return text.str();
+}
 
 std::string canonicalPath(const std::string &path) {
   std::error_code ec;

@@ -50,6 +50,9 @@ private:
 // One change applied to a text (exposed for tests).
 void applyChange(std::string &text, const TextChange &change);
 
+// The whole text of a file on disk; nullopt if it cannot be read (or is a directory).
+std::optional<std::string> readTextFile(const std::string &path);
+
 // The canonical form of a path (the key the compiler's session uses for overlays).
 std::string canonicalPath(const std::string &path);
 

@@ -2,6 +2,7 @@
 // over the document's analysis returning protocol values) and converts the answer to JSON. No
 // feature logic lives here; what a feature could not do becomes the protocol's error.
 #include "lsp/Call.h"
+#include "lsp/CallHierarchy.h"
 #include "lsp/Completion.h"
 #include "lsp/Custom.h"
 #include "lsp/Editing.h"
@@ -22,6 +23,15 @@ std::pair<std::shared_ptr<Analysis>, Position> documentAndPosition(Call &call) {
   return {a, positionParam(call.params)};
 }
 
+// The open documents and the workspace's other files, for workspace-wide requests.
+Beyond beyond(Call &call) {
+  Workspace &w = call.workspace;
+  Beyond out{w.allCurrent(), w.indexed(call.cancelled),
+             [&w](const std::string &path) { return w.analyseFile(path); }};
+  call.checkCancelled();
+  return out;
+}
+
 json definitionHandler(Call &call) {
   auto [a, p] = documentAndPosition(call);
   return orNull(definition(*a, p));
@@ -33,7 +43,7 @@ json documentLinkHandler(Call &call) {
 
 json referencesHandler(Call &call) {
   auto [a, p] = documentAndPosition(call);
-  return orNull(references(*a, p, includeDeclaration(call.params)));
+  return orNull(references(*a, p, includeDeclaration(call.params), beyond(call)));
 }
 
 json highlightHandler(Call &call) {
@@ -55,7 +65,7 @@ json renameHandler(Call &call) {
   std::string newName = stringAt(call.params, "newName");
   Position p = positionParam(call.params);
   std::string why;
-  auto edit = rename(*a, p, newName, &why);
+  auto edit = rename(*a, p, newName, &why, beyond(call));
   if (!edit)
     throw RpcError(RequestFailed, why);
   return *edit;
@@ -67,9 +77,28 @@ json documentSymbolHandler(Call &call) {
 
 json workspaceSymbolHandler(Call &call) {
   std::string query = optionalString(call.params, "query");
-  auto symbols = workspaceSymbols(call.workspace.allCurrent(), query, call.cancelled);
+  auto symbols = workspaceSymbols(beyond(call), query, call.cancelled);
   call.checkCancelled();
   return symbols;
+}
+
+json prepareCallHierarchyHandler(Call &call) {
+  auto [a, p] = documentAndPosition(call);
+  return orNull(prepareCallHierarchy(*a, p));
+}
+
+json incomingCallsHandler(Call &call) {
+  CallHierarchyItem item = callHierarchyItem(call.params);
+  auto calls = incomingCalls(item, beyond(call), call.cancelled);
+  call.checkCancelled();
+  return callsJson(calls, true);
+}
+
+json outgoingCallsHandler(Call &call) {
+  CallHierarchyItem item = callHierarchyItem(call.params);
+  auto calls = outgoingCalls(item, beyond(call), call.cancelled);
+  call.checkCancelled();
+  return callsJson(calls, false);
 }
 
 json hoverHandler(Call &call) {
@@ -224,13 +253,16 @@ std::map<std::string, Feature> features() {
   return {
       {"textDocument/definition", {definitionHandler}},
       {"textDocument/declaration", {definitionHandler}},
-      {"textDocument/references", {referencesHandler}},
+      {"textDocument/references", {referencesHandler, true}},
       {"textDocument/documentLink", {documentLinkHandler}},
       {"textDocument/documentHighlight", {highlightHandler}},
       {"textDocument/prepareRename", {prepareRenameHandler}},
-      {"textDocument/rename", {renameHandler}},
+      {"textDocument/rename", {renameHandler, true}},
       {"textDocument/documentSymbol", {documentSymbolHandler}},
-      {"workspace/symbol", {workspaceSymbolHandler}},
+      {"workspace/symbol", {workspaceSymbolHandler, true}},
+      {"textDocument/prepareCallHierarchy", {prepareCallHierarchyHandler}},
+      {"callHierarchy/incomingCalls", {incomingCallsHandler, true}},
+      {"callHierarchy/outgoingCalls", {outgoingCallsHandler, true}},
       {"textDocument/hover", {hoverHandler}},
       {"textDocument/completion", {completionHandler}},
       {"textDocument/signatureHelp", {signatureHelpHandler}},
@@ -264,6 +296,7 @@ json serverCapabilities() {
       {"renameProvider", {{"prepareProvider", true}}},
       {"documentSymbolProvider", true},
       {"workspaceSymbolProvider", true},
+      {"callHierarchyProvider", true},
       {"hoverProvider", true},
       {"completionProvider",
        {{"triggerCharacters", {".", ":", "<", "("}}, {"resolveProvider", false}}},

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace isam::lsp {
 
@@ -19,41 +21,6 @@ using IK = index::SymbolKind;
 const index::Occurrence *symbolAt(Analysis &a, Position p) {
   const index::Occurrence *o = a.index().at(a.mainFile(), offsetOf(a, p));
   return o && o->kind == OccurrenceKind::Symbol && o->symbol >= 0 ? o : nullptr;
-}
-
-SymbolKind lspSymbolKind(IK k) {
-  using L = SymbolKind;
-  switch (k) {
-  case IK::Kernel:
-    return L::Function;
-  case IK::Instance:
-    return L::Constant;
-  case IK::Target:
-    return L::Module;
-  case IK::System:
-    return L::Namespace;
-  case IK::Memory:
-  case IK::Registers:
-    return L::Struct;
-  case IK::Unit:
-    return L::Class;
-  case IK::Instruction:
-  case IK::Move:
-    return L::Method;
-  case IK::SizeParam:
-    return L::TypeParameter;
-  case IK::Tensor:
-    return L::Array;
-  case IK::Index:
-    return L::Variable;
-  case IK::Operand:
-    return L::Field;
-  }
-  return L::Variable;
-}
-
-bool inOutline(IK k) {
-  return k != IK::Index && k != IK::SizeParam && k != IK::Operand;
 }
 
 // Whether the file is one of the shipped descriptions (a library: not renamed from a user's
@@ -84,7 +51,7 @@ DocumentSymbol documentSymbolOf(Analysis &a, int s) {
   const index::Symbol &sym = a.index().symbols()[size_t(s)];
   DocumentSymbol out{sym.name,
                      sym.detail,
-                     lspSymbolKind(sym.kind),
+                     symbolKindOf(sym.kind),
                      rangeOf(a, sym.fullRange),
                      rangeOf(a, sym.nameRange),
                      {}};
@@ -121,7 +88,115 @@ bool matches(const std::string &query, const std::string &name) {
   return i == query.size();
 }
 
+// A declaration as every analysis and index entry names it (declarationKey's parts).
+struct Key {
+  std::string path;
+  uint32_t offset = 0;
+  std::string text() const { return declarationKey(path, offset); }
+};
+
+Key keyOf(Analysis &a, const index::Symbol &s) {
+  return {canonicalPath(a.sources().path(s.nameRange.file)), s.nameRange.begin};
+}
+
+// The symbol of `b`'s index declared at `key`, or -1. Needs b's lock.
+int symbolOf(Analysis &b, const Key &key) {
+  const auto &symbols = b.index().symbols();
+  std::map<FileId, bool> inFile; // whether a file is key.path, found once per file
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const SourceRange &r = symbols[i].nameRange;
+    if (r.begin != key.offset)
+      continue;
+    auto it = inFile.find(r.file);
+    if (it == inFile.end())
+      it = inFile.emplace(r.file, canonicalPath(b.sources().path(r.file)) == key.path).first;
+    if (it->second)
+      return int(i);
+  }
+  return -1;
+}
+
+struct Found {
+  Location location;
+  bool isDeclaration = false;
+};
+
+// Every occurrence of symbol `s` that `a`'s index knows. Needs a's lock.
+void collect(Analysis &a, int s, std::vector<Found> &out) {
+  for (const auto &r : a.index().references(s))
+    out.push_back({locationOf(a, r.range), r.isDeclaration});
+}
+
+// The occurrences the open documents other than `a` and the workspace files know of the
+// symbol declared at `key`.
+void collectBeyond(Analysis &a, const Key &key, const Beyond &beyond, std::vector<Found> &out) {
+  for (const auto &b : beyond.open) {
+    if (b.get() == &a)
+      continue;
+    auto lock = b->lock();
+    if (int s = symbolOf(*b, key); s >= 0)
+      collect(*b, s, out);
+  }
+  std::string k = key.text();
+  for (const auto &entry : beyond.indexed)
+    for (const auto &use : entry->uses)
+      if (use.key == k)
+        out.push_back({{entry->uri, use.range}, use.isDeclaration});
+}
+
+// The declaration first, then the uses by file and position, each once.
+void order(std::vector<Found> &found) {
+  auto rank = [](const Found &f) {
+    return std::tie(f.location.uri, f.location.range.start, f.location.range.end);
+  };
+  std::stable_sort(found.begin(), found.end(), [&](const Found &x, const Found &y) {
+    if (x.isDeclaration != y.isDeclaration)
+      return x.isDeclaration;
+    return rank(x) < rank(y);
+  });
+  std::set<std::tuple<std::string, Position, Position>> seen;
+  std::erase_if(found, [&](const Found &f) {
+    return !seen.insert({f.location.uri, f.location.range.start, f.location.range.end}).second;
+  });
+}
+
+// Whether a symbol of kind `a` and one of kind `b` share a namespace across files (where a new
+// name declared in another file conflicts).
+bool sameGlobalNamespace(IK a, IK b) {
+  auto space = [](IK k) {
+    switch (k) {
+    case IK::Kernel:
+      return 1;
+    case IK::Instance:
+      return 2;
+    case IK::Target:
+    case IK::System:
+      return 3;
+    default:
+      return 0;
+    }
+  };
+  return space(a) != 0 && space(a) == space(b);
+}
+
 } // namespace
+
+std::string keyOfSymbol(Analysis &a, int s) {
+  return keyOf(a, a.index().symbols()[size_t(s)]).text();
+}
+
+int symbolOfKey(Analysis &a, const std::string &key) {
+  size_t hash = key.rfind('#');
+  if (hash == std::string::npos)
+    return -1;
+  Key k{key.substr(0, hash), 0};
+  try {
+    k.offset = uint32_t(std::stoul(key.substr(hash + 1)));
+  } catch (const std::exception &) {
+    return -1;
+  }
+  return symbolOf(a, k);
+}
 
 std::optional<Location> definition(Analysis &a, Position p) {
   auto lock = a.lock();
@@ -150,15 +225,24 @@ std::vector<DocumentLink> documentLinks(Analysis &a) {
   return out;
 }
 
-std::optional<std::vector<Location>> references(Analysis &a, Position p, bool includeDeclaration) {
-  auto lock = a.lock();
-  const index::Occurrence *o = symbolAt(a, p);
-  if (!o)
-    return std::nullopt;
+std::optional<std::vector<Location>> references(Analysis &a, Position p, bool includeDeclaration,
+                                                const Beyond &beyond) {
+  std::vector<Found> found;
+  Key key;
+  {
+    auto lock = a.lock();
+    const index::Occurrence *o = symbolAt(a, p);
+    if (!o)
+      return std::nullopt;
+    collect(a, o->symbol, found);
+    key = keyOf(a, a.index().symbols()[size_t(o->symbol)]);
+  }
+  collectBeyond(a, key, beyond, found);
+  order(found);
   std::vector<Location> out;
-  for (const auto &r : a.index().references(o->symbol))
-    if (includeDeclaration || !r.isDeclaration)
-      out.push_back(locationOf(a, r.range));
+  for (auto &f : found)
+    if (includeDeclaration || !f.isDeclaration)
+      out.push_back(std::move(f.location));
   return out;
 }
 
@@ -184,20 +268,59 @@ std::optional<PrepareRename> prepareRename(Analysis &a, Position p, std::string 
 }
 
 std::optional<WorkspaceEdit> rename(Analysis &a, Position p, const std::string &newName,
-                                    std::string *why) {
-  auto lock = a.lock();
-  const index::Occurrence *o = renameable(a, p, why);
-  if (!o)
-    return std::nullopt;
-  const index::Symbol &s = a.index().symbols()[size_t(o->symbol)];
-  std::string reason;
-  if (!a.index().canRename(o->symbol, newName, &reason)) {
-    *why = "cannot rename '" + s.name + "' to '" + newName + "': " + reason;
-    return std::nullopt;
+                                    std::string *why, const Beyond &beyond) {
+  std::vector<Found> found;
+  Key key;
+  std::string name;
+  IK kind;
+  {
+    auto lock = a.lock();
+    const index::Occurrence *o = renameable(a, p, why);
+    if (!o)
+      return std::nullopt;
+    const index::Symbol &s = a.index().symbols()[size_t(o->symbol)];
+    std::string reason;
+    if (!a.index().canRename(o->symbol, newName, &reason)) {
+      *why = "cannot rename '" + s.name + "' to '" + newName + "': " + reason;
+      return std::nullopt;
+    }
+    collect(a, o->symbol, found);
+    key = keyOf(a, s);
+    name = s.name;
+    kind = s.kind;
   }
+  auto refuse = [&](const std::string &reason) {
+    *why = "cannot rename '" + name + "' to '" + newName + "': " + reason;
+    return std::nullopt;
+  };
+  for (const auto &b : beyond.open) {
+    if (b.get() == &a)
+      continue;
+    auto lock = b->lock();
+    int s = symbolOf(*b, key);
+    if (s < 0)
+      continue;
+    std::string reason;
+    if (!b->index().canRename(s, newName, &reason))
+      return refuse(reason + " (in " + b->document().path + ")");
+  }
+  std::string k = key.text();
+  for (const auto &entry : beyond.indexed) {
+    bool uses = std::any_of(entry->uses.begin(), entry->uses.end(),
+                            [&](const IndexEntry::Use &u) { return u.key == k; });
+    if (!uses)
+      continue;
+    for (const auto &d : entry->symbols)
+      if (d.info.name == newName && d.info.containerName.empty() &&
+          sameGlobalNamespace(kind, d.kind))
+        return refuse("'" + newName + "' is already declared as a " +
+                      index::symbolKindName(d.kind) + " in " + entry->path);
+  }
+  collectBeyond(a, key, beyond, found);
+  order(found);
   WorkspaceEdit edit;
-  for (const auto &r : a.index().references(o->symbol))
-    edit.changes[uriOf(a, r.range.file)].push_back({rangeOf(a, r.range), newName});
+  for (const auto &f : found)
+    edit.changes[f.location.uri].push_back({f.location.range, newName});
   return edit;
 }
 
@@ -209,12 +332,15 @@ std::vector<DocumentSymbol> documentSymbols(Analysis &a) {
   return out;
 }
 
-std::vector<SymbolInformation>
-workspaceSymbols(const std::vector<std::shared_ptr<Analysis>> &analyses, const std::string &query,
-                 const StopFn &stop) {
+std::vector<SymbolInformation> workspaceSymbols(const Beyond &beyond, const std::string &query,
+                                                const StopFn &stop) {
   std::vector<SymbolInformation> out;
   std::set<std::string> seen; // a file imported by several documents is listed once
-  for (const auto &a : analyses) {
+  auto add = [&](SymbolInformation info, const std::string &key) {
+    if (seen.insert(key).second)
+      out.push_back(std::move(info));
+  };
+  for (const auto &a : beyond.open) {
     if (stop && stop())
       return out;
     auto lock = a->lock();
@@ -222,13 +348,15 @@ workspaceSymbols(const std::vector<std::shared_ptr<Analysis>> &analyses, const s
     for (const index::Symbol &sym : symbols) {
       if (!inOutline(sym.kind) || sym.kind == IK::Tensor || !matches(query, sym.name))
         continue;
-      Location location = locationOf(*a, sym.nameRange);
-      if (!seen.insert(location.uri + ":" + std::to_string(sym.nameRange.begin)).second)
-        continue;
-      out.push_back({sym.name, lspSymbolKind(sym.kind), location,
-                     sym.parent >= 0 ? symbols[size_t(sym.parent)].name : std::string()});
+      add({sym.name, symbolKindOf(sym.kind), locationOf(*a, sym.nameRange),
+           sym.parent >= 0 ? symbols[size_t(sym.parent)].name : std::string()},
+          keyOf(*a, sym).text());
     }
   }
+  for (const auto &entry : beyond.indexed)
+    for (const auto &d : entry->symbols)
+      if (d.kind != IK::Tensor && matches(query, d.info.name))
+        add(d.info, d.key);
   return out;
 }
 

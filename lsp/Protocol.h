@@ -123,6 +123,27 @@ struct SymbolInformation {
   std::string containerName;
 };
 
+// An instance, kernel or instruction in a call hierarchy (instance -> kernel -> instruction).
+struct CallHierarchyItem {
+  enum class Role { Instance, Kernel, Instruction };
+  std::string name;
+  SymbolKind kind = SymbolKind::Function;
+  std::string detail;
+  std::string uri;
+  Range range;          // the whole declaration
+  Range selectionRange; // its name
+  // Sent as `data` and given back by the client: which declaration (declarationKey) and what.
+  std::string key;
+  Role role = Role::Kernel;
+};
+
+// An incoming call (`item` is the caller) or an outgoing one (`item` is the callee); the
+// ranges are in the caller's file, where it names or runs the callee.
+struct CallHierarchyCall {
+  CallHierarchyItem item;
+  std::vector<Range> fromRanges;
+};
+
 struct PrepareRename {
   Range range;
   std::string placeholder;

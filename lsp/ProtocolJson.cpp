@@ -88,6 +88,38 @@ void to_json(json &j, const PrepareRename &r) {
   j = {{"range", r.range}, {"placeholder", r.placeholder}};
 }
 
+namespace {
+const char *roleName(CallHierarchyItem::Role r) {
+  switch (r) {
+  case CallHierarchyItem::Role::Instance:
+    return "instance";
+  case CallHierarchyItem::Role::Kernel:
+    return "kernel";
+  case CallHierarchyItem::Role::Instruction:
+    return "instruction";
+  }
+  return "kernel";
+}
+} // namespace
+
+void to_json(json &j, const CallHierarchyItem &i) {
+  j = {{"name", i.name},
+       {"kind", int(i.kind)},
+       {"uri", i.uri},
+       {"range", i.range},
+       {"selectionRange", i.selectionRange},
+       {"data", {{"key", i.key}, {"role", roleName(i.role)}}}};
+  if (!i.detail.empty())
+    j["detail"] = i.detail;
+}
+
+json callsJson(const std::vector<CallHierarchyCall> &calls, bool incoming) {
+  json out = json::array();
+  for (const auto &c : calls)
+    out.push_back({{incoming ? "from" : "to", c.item}, {"fromRanges", c.fromRanges}});
+  return out;
+}
+
 void to_json(json &j, const CompletionList &l) {
   json items = json::array();
   for (const auto &i : l.items) {
@@ -221,6 +253,28 @@ Position positionParam(const json &params, const char *key) {
 
 Range rangeParam(const json &params, const char *key) {
   return required(params, key).get<Range>();
+}
+
+CallHierarchyItem callHierarchyItem(const json &params) {
+  if (!params.is_object() || !params.contains("item") || !params["item"].is_object())
+    throw RpcError(InvalidParams, "parameter 'item' must be a call hierarchy item");
+  const json &item = params["item"];
+  CallHierarchyItem out;
+  out.name = stringAt(item, "name");
+  out.uri = stringAt(item, "uri");
+  if (!item.contains("data") || !item["data"].is_object())
+    throw RpcError(InvalidParams, "the item's 'data' must be the object prepareCallHierarchy gave");
+  out.key = stringAt(item["data"], "key");
+  std::string role = stringAt(item["data"], "role");
+  if (role == "instance")
+    out.role = CallHierarchyItem::Role::Instance;
+  else if (role == "kernel")
+    out.role = CallHierarchyItem::Role::Kernel;
+  else if (role == "instruction")
+    out.role = CallHierarchyItem::Role::Instruction;
+  else
+    throw RpcError(InvalidParams, "unknown call hierarchy role '" + role + "'");
+  return out;
 }
 
 bool includeDeclaration(const json &params) {

@@ -24,6 +24,9 @@ void to_json(json &j, const DocumentHighlight &h);
 void to_json(json &j, const DocumentSymbol &s);
 void to_json(json &j, const SymbolInformation &s);
 void to_json(json &j, const PrepareRename &r);
+void to_json(json &j, const CallHierarchyItem &i);
+// CallHierarchyIncomingCall ({from, fromRanges}) or CallHierarchyOutgoingCall ({to, ...}).
+json callsJson(const std::vector<CallHierarchyCall> &calls, bool incoming);
 void to_json(json &j, const CompletionList &l);
 void to_json(json &j, const SignatureHelp &h);
 void to_json(json &j, const FoldingRange &r);
@@ -53,6 +56,8 @@ std::string documentUri(const json &params);
 Position positionParam(const json &params, const char *key = "position");
 Range rangeParam(const json &params, const char *key = "range");
 
+// params.item of callHierarchy/incomingCalls and outgoingCalls, as prepareCallHierarchy gave it.
+CallHierarchyItem callHierarchyItem(const json &params);
 // params.context.includeDeclaration of textDocument/references (absent: true).
 bool includeDeclaration(const json &params);
 // params.options of textDocument/formatting (absent: the defaults).

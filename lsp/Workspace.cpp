@@ -1,6 +1,7 @@
 #include "lsp/Workspace.h"
 #include "lsp/Convert.h"
 #include "lsp/Rpc.h"
+#include "lsp/Uri.h"
 
 #include <algorithm>
 
@@ -10,7 +11,8 @@ using Clock = std::chrono::steady_clock;
 
 Workspace::Workspace(Publish publish, Warn warn, Background background)
     : publish_(std::move(publish)), warn_(std::move(warn)), background_(std::move(background)),
-      thread_([this] { run(); }) {}
+      thread_([this] { run(); }),
+      index_(indexProgress(), [this] { return documents_.overlays(); }) {}
 
 Workspace::~Workspace() {
   {
@@ -33,6 +35,34 @@ void Workspace::updateSettings(const std::function<void(Settings &)> &change) {
     cache_.clear();
   }
   filesChanged();
+}
+
+WorkspaceIndex::Progress Workspace::indexProgress() {
+  if (!background_.begin)
+    return {};
+  // One scan at a time runs on the index's thread, so one token at a time is live.
+  auto token = std::make_shared<std::string>();
+  return {[this, token](const std::string &title) {
+            *token = "isamap/index/" + std::to_string(nextProgress_++);
+            background_.begin(*token, title);
+          },
+          [this, token](const std::string &message, int percentage) {
+            background_.report(*token, message, percentage);
+          },
+          [this, token] { background_.end(*token); }};
+}
+
+std::shared_ptr<Analysis> Workspace::analyseFile(const std::string &path) {
+  std::optional<std::string> text = readTextFile(path);
+  if (!text)
+    return nullptr;
+  Document doc{pathToUri(path), path, "isam", 0, std::move(*text)};
+  return std::make_shared<Analysis>(std::move(doc), documents_.overlays(), settings(), parses_,
+                                    summaries_);
+}
+
+std::vector<std::shared_ptr<const IndexEntry>> Workspace::indexed(const StopFn &stop) {
+  return index_.fresh(documents_.overlays(), stop);
 }
 
 void Workspace::schedule(const std::string &uri, std::chrono::milliseconds delay) {
@@ -69,10 +99,13 @@ void Workspace::closed(const std::string &uri, const std::string &path) {
 
 void Workspace::filesChanged() {
   std::vector<Document> docs = documents_.all();
+  Settings settings;
   {
     std::lock_guard lock(mutex_);
     cache_.clear();
+    settings = settings_;
   }
+  index_.rescan(settings);
   for (const auto &d : docs)
     schedule(d.uri, std::chrono::milliseconds(0));
 }

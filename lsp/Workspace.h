@@ -14,6 +14,9 @@
 // read are what they were when it was made; one made while any of them changed is neither
 // returned nor published, but made again.
 //
+// The workspace folders' other `.isam` files are indexed in the background (WorkspaceIndex.h),
+// scanned again when the settings or files on disk change.
+//
 // Per-document state that outlives one version's analysis (the last semantic tokens sent, which
 // a delta is computed against) is kept here too, and forgotten when the document closes.
 #pragma once
@@ -23,6 +26,7 @@
 #include "lsp/Protocol.h"
 #include "lsp/Settings.h"
 #include "lsp/Summaries.h"
+#include "lsp/WorkspaceIndex.h"
 
 #include <atomic>
 #include <chrono>
@@ -78,6 +82,14 @@ public:
   // The current analyses of every open document.
   std::vector<std::shared_ptr<Analysis>> allCurrent();
 
+  // The workspace's files that are not open, indexed and up to date (WorkspaceIndex::fresh).
+  std::vector<std::shared_ptr<const IndexEntry>> indexed(const StopFn &stop = {});
+  // An analysis of a file on disk that is not open (by canonical path), with the open documents'
+  // texts and the settings; null if the file cannot be read. Not kept.
+  std::shared_ptr<Analysis> analyseFile(const std::string &path);
+  // The files the last scan of the workspace folders found.
+  std::vector<std::string> workspaceFiles() const { return index_.files(); }
+
   // Keeps `data` as the open document's last semantic tokens under a new result id (unique in
   // this workspace), which it returns; a document that is not open keeps nothing.
   SemanticTokens rememberTokens(const std::string &uri, std::vector<uint32_t> data);
@@ -86,6 +98,7 @@ public:
                                                         const std::string &resultId) const;
 
 private:
+  WorkspaceIndex::Progress indexProgress();
   void schedule(const std::string &uri, std::chrono::milliseconds delay);
   // Re-analyses the open documents that read the document at `path` (empty: every one).
   void scheduleDependents(const std::string &uri);
@@ -119,6 +132,8 @@ private:
   // empty ones.
   std::mutex publishMutex_;
   std::thread thread_;
+  // Declared last: its thread reports progress through background_ and reads documents_.
+  WorkspaceIndex index_;
 };
 
 } // namespace isam::lsp

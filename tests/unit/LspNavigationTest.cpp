@@ -144,15 +144,15 @@ TEST_F(LspNavigation, OutlineHasKernelsWithTensorsAndStatements) {
 
 TEST_F(LspNavigation, WorkspaceSymbolsMatchSubsequencesOnceEach) {
   // The same document twice: its symbols are listed once.
-  auto found = workspaceSymbols({a, a}, "gm");
+  auto found = workspaceSymbols(Beyond{{a, a}, {}, {}}, "gm");
   std::vector<std::string> names;
   for (const auto &s : found)
     names.push_back(s.name);
   EXPECT_EQ(names, std::vector<std::string>{"gemm"});
   EXPECT_EQ(found[0].location, (Location{uri, t.range("gemm")}));
-  EXPECT_TRUE(workspaceSymbols({a}, "zzqqx").empty());
+  EXPECT_TRUE(workspaceSymbols(Beyond{{a}, {}, {}}, "zzqqx").empty());
   // Stopped before the first analysis: nothing.
-  EXPECT_TRUE(workspaceSymbols({a}, "", [] { return true; }).empty());
+  EXPECT_TRUE(workspaceSymbols(Beyond{{a}, {}, {}}, "", [] { return true; }).empty());
 }
 
 TEST(LspImports, APathLinksToTheFileItResolvedTo) {
