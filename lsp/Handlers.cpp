@@ -11,6 +11,7 @@
 #include "lsp/Navigation.h"
 #include "lsp/ProtocolJson.h"
 #include "lsp/SemanticTokens.h"
+#include "lsp/Targets.h"
 
 namespace isam::lsp {
 
@@ -99,6 +100,16 @@ json outgoingCallsHandler(Call &call) {
   auto calls = outgoingCalls(item, beyond(call), call.cancelled);
   call.checkCancelled();
   return callsJson(calls, false);
+}
+
+json targetsHandler(Call &call) {
+  std::shared_ptr<Analysis> a;
+  if (call.params.is_object() && call.params.contains("textDocument")) {
+    std::string uri = documentUri(call.params);
+    if (call.workspace.documents().get(uri))
+      a = call.workspace.current(uri);
+  }
+  return {{"targets", targetChoices(a.get(), call.workspace.settings())}};
 }
 
 json hoverHandler(Call &call) {
@@ -280,6 +291,7 @@ std::map<std::string, Feature> features() {
       {"isamap/schedule", {scheduleHandler, true}},
       {"isamap/diagram", {diagramHandler, true}},
       {"isamap/targetCode", {targetCodeHandler, true}},
+      {"isamap/targets", {targetsHandler}},
   };
 }
 
@@ -317,7 +329,8 @@ json serverCapabilities() {
       {"experimental",
        {{"isamap",
          {{"requests",
-           {"isamap/mappings", "isamap/schedule", "isamap/diagram", "isamap/targetCode"}}}}}},
+           {"isamap/mappings", "isamap/schedule", "isamap/diagram", "isamap/targetCode",
+            "isamap/targets"}}}}}},
   };
 }
 

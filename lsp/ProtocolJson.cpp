@@ -113,6 +113,14 @@ void to_json(json &j, const CallHierarchyItem &i) {
     j["detail"] = i.detail;
 }
 
+void to_json(json &j, const TargetChoice &c) {
+  j = {{"name", c.name}, {"kind", c.kind}, {"origin", c.origin}};
+  if (!c.path.empty())
+    j["path"] = c.path;
+  if (!c.description.empty())
+    j["description"] = c.description;
+}
+
 json callsJson(const std::vector<CallHierarchyCall> &calls, bool incoming) {
   json out = json::array();
   for (const auto &c : calls)

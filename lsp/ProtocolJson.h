@@ -8,6 +8,7 @@
 #include "lsp/Custom.h"
 #include "lsp/Protocol.h"
 #include "lsp/Rpc.h"
+#include "lsp/Targets.h"
 
 namespace isam::lsp {
 
@@ -41,6 +42,7 @@ void to_json(json &j, const MappingsResult &r);
 void to_json(json &j, const ScheduleResult &r);
 void to_json(json &j, const DiagramResult &r);
 void to_json(json &j, const TargetCode &c);
+void to_json(json &j, const TargetChoice &c); // path and description only when known
 
 // A value, or null when there is none (the protocol's answer for "nothing here").
 template <class T> json orNull(const std::optional<T> &value) {

@@ -30,7 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('isamap.showSchedule', (...args: unknown[]) => showSchedule(docs, args)),
     vscode.commands.registerCommand('isamap.showTargetCode', (...args: unknown[]) => showTargetCode(docs, args)),
     vscode.commands.registerCommand('isamap.compileFile', (uri?: unknown) => compileFile(context, uri instanceof vscode.Uri ? uri : undefined)),
-    vscode.commands.registerCommand('isamap.selectTarget', selectTarget),
+    vscode.commands.registerCommand('isamap.selectTarget', () => selectTarget(c)),
     vscode.commands.registerCommand('isamap.tuneInstance', async (...args: unknown[]) => {
       await tuneInstance(context, c, args);
       DiagramPanel.refreshIfOpen();

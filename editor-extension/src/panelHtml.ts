@@ -48,7 +48,8 @@ export function panelHtml(i: PanelHtmlInput): string {
   <span class="sep"></span>
   <button id="zoom-out" title="Zoom out (-)" aria-label="zoom out">&minus;</button>
   <button id="zoom-in" title="Zoom in (+)" aria-label="zoom in">+</button>
-  <button id="zoom-fit" title="Fit to the panel" aria-label="fit">Fit</button>
+  <button id="zoom-focus" title="Readable size, on the statement in focus (r)" aria-label="zoom to the statement">Focus</button>
+  <button id="zoom-fit" title="The whole picture in the panel (f)" aria-label="fit">Fit</button>
   <button id="zoom-reset" title="Actual size (0)" aria-label="reset zoom">1:1</button>
   <button id="refresh" title="Ask the server again" aria-label="refresh">&#x21bb;</button>
   <span id="caption"></span>

@@ -10,11 +10,15 @@ export function isView(v: unknown): v is View {
   return typeof v === 'string' && (VIEWS as readonly string[]).includes(v);
 }
 
-/** Extension -> webview. */
+/**
+ * Extension -> webview. An svg's `statement` is the statement in focus (0-based, as the
+ * server's answer names it), which the panel opens the picture on; a loading's `text` is the
+ * server's progress ("Scheduling gemm").
+ */
 export type ToWebview =
-  | { type: 'svg'; seq: number; view: View; svg: string; caption: string }
+  | { type: 'svg'; seq: number; view: View; svg: string; caption: string; statement?: number }
   | { type: 'message'; seq: number; view: View; text: string }
-  | { type: 'loading'; seq: number; view: View }
+  | { type: 'loading'; seq: number; view: View; text?: string }
   | { type: 'state'; view: View; mapping: number };
 
 /** Webview -> extension. */
@@ -51,19 +55,25 @@ export function parseToWebview(x: unknown): ToWebview | undefined {
   if (!isView(m.view)) return undefined;
   const seq = typeof m.seq === 'number' ? m.seq : -1;
   switch (m.type) {
-    case 'svg':
-      return typeof m.svg === 'string'
-        ? { type: 'svg', seq, view: m.view, svg: m.svg, caption: typeof m.caption === 'string' ? m.caption : '' }
-        : undefined;
+    case 'svg': {
+      if (typeof m.svg !== 'string') return undefined;
+      const out: ToWebview = { type: 'svg', seq, view: m.view, svg: m.svg, caption: typeof m.caption === 'string' ? m.caption : '' };
+      if (isStatementIndex(m.statement)) out.statement = m.statement;
+      return out;
+    }
     case 'message':
       return typeof m.text === 'string' ? { type: 'message', seq, view: m.view, text: m.text } : undefined;
     case 'loading':
-      return { type: 'loading', seq, view: m.view };
+      return typeof m.text === 'string' ? { type: 'loading', seq, view: m.view, text: m.text } : { type: 'loading', seq, view: m.view };
     case 'state':
       return typeof m.mapping === 'number' ? { type: 'state', view: m.view, mapping: m.mapping } : undefined;
     default:
       return undefined;
   }
+}
+
+function isStatementIndex(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
 export interface LspPosition {
@@ -105,8 +115,11 @@ export function diagramMessage(seq: number, view: View, answer: unknown, error?:
   if (typeof answer !== 'object' || answer === null)
     return { type: 'message', seq, view, text: 'The server gave no answer.' };
   const a = answer as Record<string, unknown>;
-  if (typeof a.svg === 'string' && a.svg.includes('<svg'))
-    return { type: 'svg', seq, view, svg: a.svg, caption: captionOf(a) };
+  if (typeof a.svg === 'string' && a.svg.includes('<svg')) {
+    const m: ToWebview = { type: 'svg', seq, view, svg: a.svg, caption: captionOf(a) };
+    if (isStatementIndex(a.statement)) m.statement = a.statement;
+    return m;
+  }
   if (typeof a.message === 'string') return { type: 'message', seq, view, text: a.message };
   return { type: 'message', seq, view, text: 'The server answered without a picture.' };
 }

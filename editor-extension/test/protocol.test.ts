@@ -40,6 +40,10 @@ test('extension -> webview: messages round-trip through validation', () => {
   assert.deepEqual(parseToWebview({ type: 'message', seq: 1, view: 'schedule', text: 'why' }), { type: 'message', seq: 1, view: 'schedule', text: 'why' });
   assert.deepEqual(parseToWebview({ type: 'state', view: 'mapping', mapping: 2 }), { type: 'state', view: 'mapping', mapping: 2 });
   assert.deepEqual(parseToWebview({ type: 'loading', seq: 4, view: 'hardware' }), { type: 'loading', seq: 4, view: 'hardware' });
+  assert.deepEqual(parseToWebview({ type: 'loading', seq: 4, view: 'schedule', text: 'Scheduling gemm' }), { type: 'loading', seq: 4, view: 'schedule', text: 'Scheduling gemm' });
+  assert.deepEqual(parseToWebview({ ...svg, statement: 2 }), { ...svg, statement: 2 });
+  assert.deepEqual(parseToWebview({ ...svg, statement: -1 }), svg);
+  assert.deepEqual(parseToWebview({ ...svg, statement: '2' }), svg);
   assert.equal(parseToWebview({ type: 'svg', seq: 1, view: 'kernel' }), undefined);
   assert.equal(parseToWebview({ type: 'svg', seq: 1, view: 'nope', svg: '<svg/>' }), undefined);
 });
@@ -53,7 +57,9 @@ test('isamap/diagram parameters', () => {
 test('the server answer becomes an svg or a message, never a blank panel', () => {
   const svg = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><g/></svg>';
   const ok = diagramMessage(5, 'kernel', { kernel: 'gemm', instance: 'gemm_small', target: 'host', statement: 0, view: 'kernel', svg });
-  assert.deepEqual(ok, { type: 'svg', seq: 5, view: 'kernel', svg, caption: 'kernel gemm · instance gemm_small · target host · statement 1' });
+  assert.deepEqual(ok, { type: 'svg', seq: 5, view: 'kernel', svg, caption: 'kernel gemm · instance gemm_small · target host · statement 1', statement: 0 });
+  // No statement in focus (the cursor on the kernel's name): none is sent.
+  assert.equal((diagramMessage(5, 'kernel', { kernel: 'gemm', svg }) as { statement?: number }).statement, undefined);
   assert.deepEqual(diagramMessage(6, 'schedule', { message: 'the document declares no kernel' }), {
     type: 'message',
     seq: 6,

@@ -5,10 +5,12 @@ import * as assert from 'node:assert/strict';
 import * as childProcess from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { StreamMessageReader, StreamMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ProgressType, StreamMessageReader, StreamMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
 import { SERVER_ARGS, initializationOptions, readSettings } from '../src/settings';
 import { diagramMessage, diagramParams } from '../src/protocol';
 import { mappingItems, isPinAction } from '../src/mappings';
+import { ProgressView, newWorkDoneToken, withWorkDoneToken } from '../src/progress';
+import { TARGETS_METHOD, parseTargets, targetPickItems, targetsParams } from '../src/targets';
 import { requestParams, targetCodeText, scheduleText } from '../src/documents';
 import { HAVE_ISAMAP, ISAMAP, REPO_ROOT } from './paths';
 
@@ -121,4 +123,43 @@ test('code actions at the statement include "Pin this schedule"', { skip, timeou
   const pin = actions.find((a) => isPinAction(a.title));
   assert.ok(pin, JSON.stringify(actions.map((a) => a.title)));
   assert.ok(pin.edit);
+});
+
+test('a request with a workDoneToken gets $/progress begin and end on it before its answer', { skip, timeout: 120000 }, async () => {
+  const token = newWorkDoneToken();
+  const values: { kind?: string; title?: string }[] = [];
+  const shown: string[] = [];
+  // The view the extension drives, with no delay, fed what the server sends.
+  const view = new ProgressView(
+    { start: (t) => shown.push(`start ${t}`), report: () => {}, stop: () => shown.push('stop') },
+    { title: 'isamap: scheduling…' },
+  );
+  const listening = conn.onProgress(new ProgressType<unknown>(), token, (v) => {
+    values.push(v as { kind?: string; title?: string });
+    view.onValue(v);
+  });
+  try {
+    const answer = await conn.sendRequest('isamap/schedule', withWorkDoneToken(requestParams({ source: uri, position: statement }), token));
+    assert.match(scheduleText(answer), /^\/\/ isamap schedule: kernel gemm/);
+  } finally {
+    listening.dispose();
+    view.done();
+  }
+  assert.deepEqual(values.map((v) => v.kind), ['begin', 'end']);
+  assert.match(values[0].title ?? '', /^Scheduling gemm/);
+  assert.deepEqual(shown, ['start isamap: scheduling…', 'stop']);
+});
+
+test('isamap/targets: the picker lists host, the shipped targets with their files, the current one checked', { skip, timeout: 60000 }, async () => {
+  const listed = parseTargets(await conn.sendRequest(TARGETS_METHOD, targetsParams(uri)));
+  assert.ok(listed, 'an answer with a targets list');
+  const host = listed.find((t) => t.name === 'host');
+  assert.equal(host?.origin, 'host');
+  const avx512 = listed.find((t) => t.name === 'x86_avx512');
+  assert.ok(avx512, JSON.stringify(listed.map((t) => t.name)));
+  assert.ok(avx512.path?.endsWith(path.join('hwdesc', 'x86_avx512.isam')), avx512.path);
+  const items = targetPickItems('x86_avx512', listed);
+  assert.equal(items.find((i) => i.picked)?.target, 'x86_avx512');
+  // Without a document: the same names the setting could resolve anywhere.
+  assert.ok(parseTargets(await conn.sendRequest(TARGETS_METHOD, targetsParams(undefined)))?.some((t) => t.name === 'x86_avx512'));
 });

@@ -86,6 +86,10 @@ test('isamap extension in code-server', { timeout: 360_000 }, async (t) => {
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.mkdirSync(workspace);
   fs.copyFileSync(path.join(root, 'samples/gemm.isam'), path.join(workspace, 'gemm.isam'));
+  // A target of the workspace's own, which the target picker must offer (isamap/targets).
+  const generic = fs.readFileSync(path.join(root, 'hwdesc/generic.isam'), 'utf8');
+  assert.match(generic, /^target generic \{/m);
+  fs.writeFileSync(path.join(workspace, 'my_board.isam'), generic.replace(/^target generic \{/m, 'target my_board {'));
   const originalLine9 = fs.readFileSync(path.join(workspace, 'gemm.isam'), 'utf8').split('\n')[8];
   // isamap.server.path is machine-scoped (machine-overridable): code-server is a remote window,
   // where such settings come from the remote (Machine) settings, not the User ones. Both get
@@ -295,14 +299,41 @@ test('isamap extension in code-server', { timeout: 360_000 }, async (t) => {
       const b = await diagramSvg();
       return a === b ? a : null;
     };
+    // Where the panel opened the picture: the statement it centred on, and the size its usual
+    // (median) text renders at, in CSS pixels.
+    const diagramPlacement = async () => {
+      for (const f of page.frames()) {
+        try {
+          const p = await f.evaluate(() => {
+            const d = document.getElementById('diagram');
+            const svg = d && d.querySelector('svg');
+            if (!svg || !d.dataset.scale) return null;
+            const scale = Number(d.dataset.scale);
+            const sizes = [...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size')))
+              .filter((x) => x > 0).sort((a, b) => a - b);
+            const r = svg.getBoundingClientRect();
+            const pxPerUnit = r.width / scale / svg.viewBox.baseVal.width;
+            return { focus: d.dataset.focus, scale, textPx: sizes[Math.floor(sizes.length / 2)] * pxPerUnit * scale };
+          });
+          if (p) return p;
+        } catch { /* frame detached or not ready */ }
+      }
+      return null;
+    };
     let svgBefore;
     await step('diagram panel', async () => {
-      await gotoLine(9);
+      // On the statement (column 1 is the indent before it, which is no statement).
+      await gotoLine('9:5');
       await runCommand('isamap: Show Diagram');
       await page.locator('.tab', { hasText: 'isamap diagram' }).first().waitFor();
       svgBefore = await until('#diagram to contain an <svg>', () => settledSvg(null), 90_000);
       log(`diagram svg: ${svgBefore.length} chars`);
       await screenshot('diagram');
+      // Opened on the statement under the cursor, its text readable (not shrunk to fit).
+      const placed = await until('the diagram to be placed', diagramPlacement, 30_000);
+      log(`diagram placement: ${JSON.stringify(placed)}`);
+      assert.equal(placed.focus, 'cluster_s0', 'the schedule opens on statement s0');
+      assert.ok(placed.textPx >= 11.5, `text at ${placed.textPx.toFixed(1)} px`);
     });
 
     await step('diagram follows an edit', async () => {
@@ -326,6 +357,16 @@ test('isamap extension in code-server', { timeout: 360_000 }, async (t) => {
       const asm = page.locator('.monaco-editor .view-lines').filter({ hasText: /vfmadd|\.text/ }).first();
       await asm.waitFor({ state: 'visible', timeout: 120_000 });
       await screenshot('target-code');
+    });
+
+    await step('target picker lists the workspace target', async () => {
+      await page.locator('.tab', { hasText: 'gemm.isam' }).first().click();
+      await runCommand('isamap: Select Target');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'my_board' }).first();
+      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      log(`picker row: ${(await row.innerText()).replace(/\s+/g, ' ')}`);
+      await screenshot('target-picker');
+      await page.keyboard.press('Escape');
     });
   } finally {
     if (context) await context.close().catch((e) => log(`closing chromium: ${e.message}`));

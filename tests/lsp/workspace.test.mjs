@@ -10,7 +10,8 @@ import { withServer, tempDir, positionOf, textOf, applyTextEdits, sleep } from '
 import { miniTarget } from './fixtures.mjs';
 
 // a.isam (opened): a GEMM whose schedule block names mini's `mma`; b.isam: another kernel that
-// pins `mma`; c.isam: instances of a's kernel; d/e.isam: a kernel no open file imports.
+// pins `mma`; c.isam: instances of a's kernel; d/e.isam: a kernel no open file imports;
+// board.isam: a target found by its name in the workspace folder.
 const files = {
   'hw/mini.isam': miniTarget,
   'a.isam': `import "hw/mini.isam";
@@ -37,6 +38,7 @@ kernel other<N>(X: f32[N]) -> (Y: f32[N]) {
 instance big = gemm<128, 128, 128>;
 instance small = gemm<16, 16, 16>;
 `,
+  'board.isam': miniTarget.replace('mini: a 16 x 16', 'board: our board, a 16 x 16').replace('target mini', 'target board'),
   'd/e.isam': `kernel lstmcell<N>(X: f32[N]) -> (Y: f32[N]) {
   Y[i] = tanh(X[i]);
 }
@@ -201,5 +203,33 @@ test('call hierarchy: instance -> kernel -> instruction, and back, across files'
     const bad = await server.requestError('callHierarchy/outgoingCalls', { item: { name: 'x', uri: uris['a.isam'] } });
     assert.equal(bad.code, -32602);
     assert.ok(ws.dir);
+  });
+});
+
+test('isamap/targets: host, the document\'s targets, the workspace\'s and the shipped ones, each once', async () => {
+  await withWorkspace(async (server, { ws, uris }) => {
+    const { targets } = await server.request('isamap/targets', { textDocument: { uri: uris['a.isam'] } });
+    const names = targets.map((t) => t.name);
+    assert.equal(new Set(names).size, names.length);
+    assert.deepEqual(targets[0], { ...targets[0], name: 'host', origin: 'host', kind: 'target' });
+    const mini = targets.find((t) => t.name === 'mini');
+    assert.deepEqual(mini, {
+      name: 'mini', kind: 'target', origin: 'document', path: `${ws.dir}/hw/mini.isam`,
+      description: 'a 16 x 16 systolic array, for the tests.',
+    });
+    const board = targets.find((t) => t.name === 'board');
+    assert.equal(board.origin, 'workspace');
+    assert.equal(board.description, 'our board, a 16 x 16 systolic array, for the tests.');
+    const soc = targets.find((t) => t.name === 'soc');
+    assert.equal(soc.kind, 'system');
+    assert.equal(soc.origin, 'shipped');
+    assert.ok(names.includes('x86_avx512') && names.includes('systolic16'));
+    // In resolution order: the document's before the workspace's before the shipped ones.
+    assert.ok(names.indexOf('mini') < names.indexOf('board'));
+    assert.ok(names.indexOf('board') < names.indexOf('x86_avx512'));
+    // Without a document, nothing a document declares.
+    const alone = await server.request('isamap/targets', {});
+    assert.ok(!alone.targets.some((t) => t.name === 'mini'));
+    assert.ok(alone.targets.some((t) => t.name === 'board'));
   });
 });

@@ -1,8 +1,10 @@
-// The language client: starts `isamap lsp` over stdio and restarts it on demand.
+// The language client: starts `isamap lsp` over stdio and restarts it on demand, and sends
+// isamap's custom requests, each with a work-done token whose progress shows in the status bar.
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind, WorkDoneProgress } from 'vscode-languageclient/node';
 import { SERVER_ARGS, initializationOptions, readSettings, resolveServerPath, type IsamapSettings, type ResolvedServer } from '../settings';
+import { ProgressView, newWorkDoneToken, withWorkDoneToken, type ProgressOptions, type ProgressSink } from '../progress';
 import { retryOnContentModified } from '../util';
 
 export function currentSettings(): IsamapSettings {
@@ -105,11 +107,16 @@ export class IsamapClient implements vscode.Disposable {
     this.restarted.fire();
   }
 
-  /** Sends one of isamap's custom requests; again if an edit made the server's answer stale. */
-  async request<T = unknown>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<T> {
+  /**
+   * Sends one of isamap's custom requests; again if an edit made the server's answer stale.
+   * With `progress`, the request carries a work-done token and the server's progress on it
+   * shows in the status bar.
+   */
+  async request<T = unknown>(method: string, params: object, token?: vscode.CancellationToken, progress?: ProgressOptions): Promise<T> {
     const client = await this.get();
     if (!client) throw new Error('the isamap language server is not running');
-    return retryOnContentModified(() => client.sendRequest<T>(method, params, token));
+    if (!progress) return retryOnContentModified(() => client.sendRequest<T>(method, params, token));
+    return retryOnContentModified(() => sendWithProgress<T>(client, method, params, token, progress));
   }
 
   dispose(): void {
@@ -117,4 +124,49 @@ export class IsamapClient implements vscode.Disposable {
     this.restarted.dispose();
     this.output.dispose();
   }
+}
+
+/** One send with a fresh token (a retry is another request, so it gets another token). */
+async function sendWithProgress<T>(
+  client: LanguageClient,
+  method: string,
+  params: object,
+  token: vscode.CancellationToken | undefined,
+  options: ProgressOptions,
+): Promise<T> {
+  const workDoneToken = newWorkDoneToken();
+  const view = new ProgressView(statusBarProgress(), options);
+  // Registered before sending, so that a quick server's `begin` is not missed.
+  const listening = client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => view.onValue(v));
+  try {
+    return await client.sendRequest<T>(method, withWorkDoneToken(params, workDoneToken), token);
+  } finally {
+    listening.dispose();
+    view.done();
+  }
+}
+
+/** A progress in the status bar (ProgressLocation.Window), open from start() to stop(). */
+function statusBarProgress(): ProgressSink {
+  let progress: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  let finish: (() => void) | undefined;
+  let stopped = false;
+  return {
+    start(title) {
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, (p) => {
+        progress = p;
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+          if (stopped) resolve();
+        });
+      });
+    },
+    report(message, increment) {
+      progress?.report({ message, increment });
+    },
+    stop() {
+      stopped = true;
+      finish?.();
+    },
+  };
 }

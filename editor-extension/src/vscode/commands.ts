@@ -1,6 +1,6 @@
 // Show Mappings (and pin), Show Schedule, Show Target Code.
 import * as vscode from 'vscode';
-import { isPinAction, locationArgs, mappingItems } from '../mappings';
+import { PIN_NOTE, candidateName, isPinAction, locationArgs, mappingItems, mappingsTitle } from '../mappings';
 import { CODE_SCHEME, SCHEDULE_SCHEME } from '../documents';
 import type { IsamapClient } from './client';
 import type { VirtualDocuments } from './virtualDocuments';
@@ -38,10 +38,7 @@ export async function showMappings(client: IsamapClient, args: readonly unknown[
   const params = { textDocument: { uri: loc.uri.toString() }, position: { line: loc.position.line, character: loc.position.character } };
   let answer: unknown;
   try {
-    answer = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: 'isamap: mapping…' },
-      (_p, token) => client.request('isamap/mappings', params, token),
-    );
+    answer = await client.request('isamap/mappings', params, undefined, { title: 'isamap: mapping…' });
   } catch (e) {
     void vscode.window.showErrorMessage(`isamap: ${e instanceof Error ? e.message : String(e)}`);
     return;
@@ -57,7 +54,8 @@ export async function showMappings(client: IsamapClient, args: readonly unknown[
       : { label: i.label, description: i.description, detail: i.detail, rank: i.rank },
   );
   const chosen = await vscode.window.showQuickPick(picks, {
-    title: 'isamap: mappings of the statement (pick one to pin its schedule)',
+    title: mappingsTitle(answer),
+    placeHolder: PIN_NOTE,
     matchOnDescription: true,
     matchOnDetail: true,
   });
@@ -66,7 +64,7 @@ export async function showMappings(client: IsamapClient, args: readonly unknown[
     void vscode.window.showInformationMessage(`isamap: ${chosen.label.replace(/^\$\([^)]*\)\s*/, '')} was rejected: ${chosen.detail ?? ''}`);
     return;
   }
-  await pinSchedule(loc, chosen.label);
+  await pinSchedule(loc, candidateName({ label: chosen.label, rank: chosen.rank }));
 }
 
 /** Applies the server's "Pin this schedule" code action at the statement. */
@@ -118,7 +116,7 @@ export async function tuneInstance(context: vscode.ExtensionContext, client: Isa
   const params = { textDocument: { uri: loc.uri.toString() }, position: { line: loc.position.line, character: loc.position.character } };
   let answer: { instance?: unknown; target?: unknown; message?: unknown };
   try {
-    answer = (await client.request('isamap/mappings', params)) as typeof answer;
+    answer = (await client.request('isamap/mappings', params, undefined, { title: 'isamap: finding the instance…' })) as typeof answer;
   } catch (e) {
     void vscode.window.showErrorMessage(`isamap: ${e instanceof Error ? e.message : String(e)}`);
     return;

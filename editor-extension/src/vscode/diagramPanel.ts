@@ -130,7 +130,11 @@ export class DiagramPanel implements vscode.Disposable {
     const params = diagramParams(this.focus.uri.toString(), { line: this.focus.position.line, character: this.focus.position.character }, view, this.mapping);
     let message: ToWebview;
     try {
-      const answer = await this.client.request('isamap/diagram', params, cts.token);
+      // The server's progress ("Scheduling gemm") shows in the panel at once, and in the
+      // status bar once it lasts.
+      const answer = await this.client.request('isamap/diagram', params, cts.token, {
+        observe: (text) => this.post({ type: 'loading', seq, view, text }),
+      });
       message = diagramMessage(seq, view, answer);
     } catch (e) {
       if (cts.token.isCancellationRequested) return;

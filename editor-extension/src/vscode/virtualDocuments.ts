@@ -72,7 +72,8 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
     const code = uri.scheme === CODE_SCHEME;
     const kind = ref.kind ?? 'asm';
     try {
-      const answer = await this.client.request(code ? 'isamap/targetCode' : 'isamap/schedule', requestParams(code ? { ...live, kind } : live), token);
+      // Progress in the status bar once the work lasts (scheduling, compiling).
+      const answer = await this.client.request(code ? 'isamap/targetCode' : 'isamap/schedule', requestParams(code ? { ...live, kind } : live), token, {});
       return code ? targetCodeText(answer, kind) : scheduleText(answer);
     } catch (e) {
       return code ? targetCodeText(undefined, kind, e) : scheduleText(undefined, e);

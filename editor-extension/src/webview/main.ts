@@ -1,6 +1,8 @@
 // The diagram panel's script (runs in the webview, bundled to dist/webview.js). It shows the
 // server's SVG inline (parsed with DOMParser as an SVG document, sanitised, imported into
-// #diagram), zooms with the wheel and buttons, pans by dragging, and sends the chosen view.
+// #diagram), opens a new picture at a readable zoom on the statement in focus (diagramZoom.ts),
+// zooms with the wheel and buttons, pans by dragging, and sends the chosen view.
+import { focusTitles, openingTransform, pictureKey, readableScale, type Box } from '../diagramZoom';
 import {
   FORBIDDEN_SVG_ELEMENTS,
   IDENTITY,
@@ -40,9 +42,17 @@ const mappingLabel = $('mapping-label');
 let transform: ViewTransform = IDENTITY;
 let lastSeq = -1;
 let currentView: View = 'schedule';
+/** The picture shown (pictureKey): a refresh of the same one keeps the user's zoom and pan. */
+let shownKey: string | undefined;
+/** The statement in focus of the picture shown. */
+let shownStatement: number | undefined;
+/** Set while a new picture waits for the panel to have a size (it opened hidden). */
+let placePending = false;
 
 function apply(): void {
   diagram.style.transform = transformCss(transform);
+  // Read by the end-to-end test.
+  diagram.dataset.scale = transform.scale.toFixed(3);
 }
 
 function sanitize(root: Element): void {
@@ -63,7 +73,7 @@ function showMessage(text: string): void {
   message.hidden = false;
 }
 
-function showSvg(svgText: string, captionText: string): void {
+function showSvg(svgText: string, captionText: string, statement: number | undefined): void {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
   const svg = doc.documentElement;
   if (svg.localName !== 'svg' || doc.getElementsByTagName('parsererror').length) {
@@ -72,17 +82,55 @@ function showSvg(svgText: string, captionText: string): void {
   }
   sanitize(svg);
   const imported = document.importNode(svg, true);
-  // The user's zoom and pan survive a refresh of the same picture; a picture of another size
-  // (another statement, view or schedule) is fitted again.
-  const previous = diagram.querySelector('svg');
-  const size = (el: Element | null) => (el ? `${el.getAttribute('width')}x${el.getAttribute('height')}` : '');
-  const firstTime = !previous || size(previous) !== size(imported as Element);
+  // The user's zoom and pan survive a refresh of the same picture (an edit); another picture
+  // (another statement, view, candidate or target) opens anew.
+  const key = pictureKey(currentView, captionText, statement, Number(mappingInput.value) - 1);
+  const firstTime = key !== shownKey;
+  shownKey = key;
+  shownStatement = statement;
   diagram.replaceChildren(imported);
   message.hidden = true;
   message.textContent = '';
   caption.textContent = captionText;
   diagram.dataset.view = currentView;
-  if (firstTime) fit();
+  if (firstTime) place();
+}
+
+/** The box of `el` in the picture's pixels at scale 1 (whatever the transform now is). */
+function pictureBox(el: Element): Box {
+  const d = diagram.getBoundingClientRect();
+  const r = el.getBoundingClientRect();
+  const k = transform.scale;
+  return { x: (r.left - d.left) / k, y: (r.top - d.top) / k, width: r.width / k, height: r.height / k };
+}
+
+/** The SVG group for the statement in focus: the first title of focusTitles that is drawn. */
+function focusElement(svg: SVGSVGElement): Element | undefined {
+  const titles = Array.from(svg.querySelectorAll('g > title'));
+  for (const want of focusTitles(currentView, shownStatement)) {
+    const t = titles.find((x) => x.textContent?.trim() === want);
+    if (t?.parentElement) return t.parentElement;
+  }
+  return undefined;
+}
+
+/** Opens the picture shown at a readable zoom on the statement in focus. */
+function place(): void {
+  const svg = diagram.querySelector('svg');
+  if (!svg) return;
+  if (viewport.clientWidth === 0 || viewport.clientHeight === 0) {
+    placePending = true;
+    return;
+  }
+  placePending = false;
+  const whole = pictureBox(svg);
+  const units = svg.viewBox.baseVal?.width || whole.width;
+  const fontSizes = Array.from(svg.querySelectorAll('text')).map((t) => parseFloat(t.getAttribute('font-size') ?? ''));
+  const readable = readableScale(fontSizes, whole.width / units);
+  const focus = focusElement(svg);
+  diagram.dataset.focus = focus?.querySelector('title')?.textContent?.trim() ?? '';
+  transform = openingTransform(whole, { width: viewport.clientWidth, height: viewport.clientHeight }, readable, focus ? pictureBox(focus) : undefined);
+  apply();
 }
 
 function fit(): void {
@@ -117,10 +165,15 @@ window.addEventListener('message', (event: MessageEvent) => {
   if (m.seq < lastSeq) return;
   lastSeq = m.seq;
   document.body.classList.toggle('loading', m.type === 'loading');
-  if (m.type === 'svg') showSvg(m.svg, m.caption);
-  else if (m.type === 'message') {
+  if (m.type === 'svg') showSvg(m.svg, m.caption, m.statement);
+  else if (m.type === 'loading' && m.text) {
+    // The server's progress: over the picture being replaced, or instead of the waiting text.
+    if (diagram.querySelector('svg')) caption.textContent = `${m.text}…`;
+    else showMessage(`${m.text}…`);
+  } else if (m.type === 'message') {
     diagram.replaceChildren();
     caption.textContent = '';
+    shownKey = undefined;
     showMessage(m.text);
   }
 });
@@ -155,6 +208,7 @@ $('zoom-reset').addEventListener('click', () => {
   apply();
 });
 $('zoom-fit').addEventListener('click', fit);
+$('zoom-focus').addEventListener('click', place);
 $('refresh').addEventListener('click', () => post({ type: 'refresh' }));
 
 viewport.addEventListener(
@@ -194,7 +248,14 @@ window.addEventListener('keydown', (e: KeyboardEvent) => {
   if (e.key === '+' || e.key === '=') $('zoom-in').click();
   else if (e.key === '-') $('zoom-out').click();
   else if (e.key === '0') $('zoom-reset').click();
+  else if (e.key === 'f') $('zoom-fit').click();
+  else if (e.key === 'r') $('zoom-focus').click();
 });
+
+// A picture that arrived while the panel was hidden (no size) is placed once it is shown.
+new ResizeObserver(() => {
+  if (placePending) place();
+}).observe(viewport);
 
 const saved = vscode.getState() as { view?: unknown; mapping?: unknown } | undefined;
 if (saved && isView(saved.view)) setView(saved.view, false);
