@@ -112,6 +112,13 @@ json targetsHandler(Call &call) {
   return {{"targets", targetChoices(a.get(), call.workspace.settings())}};
 }
 
+json diagnosticHandler(Call &call) {
+  Workspace::Pulled pulled = call.workspace.pull(documentUri(call.params));
+  if (optionalString(call.params, "previousResultId") == pulled.resultId)
+    return {{"kind", "unchanged"}, {"resultId", pulled.resultId}};
+  return {{"kind", "full"}, {"resultId", pulled.resultId}, {"items", pulled.items}};
+}
+
 json hoverHandler(Call &call) {
   auto [a, p] = documentAndPosition(call);
   auto info = hover(*a, p, call.cancelled);
@@ -275,6 +282,7 @@ std::map<std::string, Feature> features() {
       {"callHierarchy/incomingCalls", {incomingCallsHandler, true}},
       {"callHierarchy/outgoingCalls", {outgoingCallsHandler, true}},
       {"textDocument/hover", {hoverHandler}},
+      {"textDocument/diagnostic", {diagnosticHandler}},
       {"textDocument/completion", {completionHandler}},
       {"textDocument/signatureHelp", {signatureHelpHandler}},
       {"textDocument/semanticTokens/full", {semanticTokensFullHandler}},

@@ -96,6 +96,14 @@ void Server::log(int type, const std::string &message) {
 
 void Server::publishDiagnostics(const std::string &uri, int64_t version,
                                 const std::vector<LspDiagnostic> &diagnostics) {
+  if (pullDiagnostics_) {
+    // The client pulls; it is told to pull again when what it has is no longer what it would get.
+    if (refreshDiagnostics_ && version >= 0 && workspace_->pulledOther(uri, version, diagnostics))
+      sendJson({{"jsonrpc", "2.0"},
+                {"id", "isamap/refresh-diagnostics/" + std::to_string(nextRefresh_++)},
+                {"method", "workspace/diagnostic/refresh"}});
+    return;
+  }
   json params = {{"uri", uri}, {"diagnostics", diagnostics}};
   if (version >= 0)
     params["version"] = version;
@@ -385,13 +393,25 @@ json Server::initialize(const json &params) {
   const auto canShowProgress = "/window/workDoneProgress"_json_pointer;
   showProgress_ = capabilities.is_object() && capabilities.contains(canShowProgress) &&
                   capabilities[canShowProgress] == true;
+  // Clients that pull diagnostics (textDocument/diagnostic) are not sent them as well: VS Code
+  // would show both.
+  pullDiagnostics_ = capabilities.is_object() &&
+                     capabilities.contains("/textDocument/diagnostic"_json_pointer) &&
+                     capabilities["/textDocument/diagnostic"_json_pointer].is_object();
+  const auto canRefresh = "/workspace/diagnostics/refreshSupport"_json_pointer;
+  refreshDiagnostics_ = capabilities.is_object() && capabilities.contains(canRefresh) &&
+                        capabilities[canRefresh] == true;
   json options = params.value("initializationOptions", json());
   workspace_->updateSettings([&](Settings &s) {
     s.workspaceFolders = folders;
     readSettings(options, s, problems);
   });
   reportSettingsProblems(problems);
-  return {{"capabilities", serverCapabilities()},
+  json ours = serverCapabilities();
+  if (pullDiagnostics_)
+    ours["diagnosticProvider"] = {
+        {"identifier", "isamap"}, {"interFileDependencies", true}, {"workspaceDiagnostics", false}};
+  return {{"capabilities", ours},
           {"serverInfo", {{"name", "isamap"}, {"version", ISAMAP_VERSION}}}};
 }
 

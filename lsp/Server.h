@@ -7,7 +7,10 @@
 // others, so a long search never delays a hover, and one long compile does not hold up the
 // lightbulb's code actions. Features take a document's analysis lock only for short steps (a
 // statement's schedule, not a whole file's), so that requests on other threads are answered in
-// between. Diagnostics come from the workspace's analysis thread.
+// between. Diagnostics come from the workspace's analysis thread: pushed
+// (textDocument/publishDiagnostics), or, to a client that says it pulls them
+// (textDocument.diagnostic), answered to textDocument/diagnostic, with
+// workspace/diagnostic/refresh when a list it pulled has changed since; never both.
 //
 // Bad input never stops the server: malformed JSON is answered with ParseError, a message that
 // is not a request with InvalidRequest, an unknown method with MethodNotFound, wrong parameters
@@ -109,6 +112,9 @@ private:
   enum class State { Uninitialized, Running, ShutDown, Exited } state_ = State::Uninitialized;
   int exitCode_ = 1;
   bool watchFiles_ = false; // the client registers file watchers the server asks for
+  // The client pulls diagnostics (none are pushed), and can be asked to pull again.
+  std::atomic<bool> pullDiagnostics_{false}, refreshDiagnostics_{false};
+  std::atomic<uint64_t> nextRefresh_{1};
   // The client shows work-done progress the server starts (window/workDoneProgress/create).
   std::atomic<bool> showProgress_{false};
   static constexpr std::string_view kProgressPrefix = "isamap/create-progress/";

@@ -1,5 +1,6 @@
 #include "lsp/Workspace.h"
 #include "lsp/Convert.h"
+#include "lsp/ProtocolJson.h"
 #include "lsp/Rpc.h"
 #include "lsp/Uri.h"
 
@@ -90,6 +91,8 @@ void Workspace::closed(const std::string &uri, const std::string &path) {
     cache_.erase(uri);
     pending_.erase(uri);
     tokens_.erase(uri);
+    published_.erase(uri);
+    pulled_.erase(uri);
   }
   // The documents that read the closed one's text now read its file instead.
   scheduleDependents(uri, path);
@@ -166,6 +169,49 @@ std::vector<std::shared_ptr<Analysis>> Workspace::allCurrent() {
   return out;
 }
 
+namespace {
+
+std::string resultIdOf(int64_t version, const std::vector<LspDiagnostic> &diagnostics) {
+  std::string id = std::to_string(version);
+  return id.append(":").append(std::to_string(std::hash<std::string>{}(json(diagnostics).dump())));
+}
+
+} // namespace
+
+Workspace::Pulled Workspace::pull(const std::string &uri) {
+  auto doc = documents_.get(uri);
+  if (!doc)
+    throw RpcError(InvalidParams, "the document '" + uri + "' is not open");
+  Pulled out;
+  bool found = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = published_.find(uri); it != published_.end() && it->second.first == doc->version)
+      out.items = it->second.second, found = true;
+  }
+  if (!found) {
+    std::shared_ptr<Analysis> a = current(uri);
+    auto lock = a->lock();
+    out.items = lspDiagnostics(*a, a->checkDiagnostics());
+  }
+  std::lock_guard lock(mutex_);
+  // Published while the problems were found: that list is newer. (Checked under the lock that
+  // publication takes before pulledOther, so a list published after this pull is refreshed.)
+  if (auto it = published_.find(uri); it != published_.end() && it->second.first == doc->version)
+    out.items = it->second.second;
+  out.resultId = resultIdOf(doc->version, out.items);
+  if (documents_.get(uri))
+    pulled_[uri] = out.resultId;
+  return out;
+}
+
+bool Workspace::pulledOther(const std::string &uri, int64_t version,
+                            const std::vector<LspDiagnostic> &diagnostics) const {
+  std::lock_guard lock(mutex_);
+  auto it = pulled_.find(uri);
+  return it != pulled_.end() && it->second != resultIdOf(version, diagnostics);
+}
+
 SemanticTokens Workspace::rememberTokens(const std::string &uri, std::vector<uint32_t> data) {
   std::lock_guard lock(mutex_);
   SemanticTokens tokens{std::to_string(nextTokensId_++), std::move(data)};
@@ -237,6 +283,10 @@ void Workspace::analyse(const std::string &uri) {
     std::lock_guard publishing(publishMutex_);
     if (stop())
       return false;
+    {
+      std::lock_guard lock(mutex_);
+      published_[uri] = {version, diagnostics};
+    }
     publish_(uri, version, diagnostics);
     return true;
   };

@@ -90,6 +90,20 @@ public:
   // The files the last scan of the workspace folders found.
   std::vector<std::string> workspaceFiles() const { return index_.files(); }
 
+  // Pull diagnostics (textDocument/diagnostic): those last published for the document's current
+  // version or, until the analysis thread has published any, its syntax and semantic problems
+  // found now. The result id names the list (equal ids, equal lists); the id of each document's
+  // last pull is remembered. RpcError(InvalidParams) if the document is not open.
+  struct Pulled {
+    std::string resultId;
+    std::vector<LspDiagnostic> items;
+  };
+  Pulled pull(const std::string &uri);
+  // Whether the client pulled the document's diagnostics and got another list than
+  // `diagnostics` of `version` (it should then pull again: workspace/diagnostic/refresh).
+  bool pulledOther(const std::string &uri, int64_t version,
+                   const std::vector<LspDiagnostic> &diagnostics) const;
+
   // Keeps `data` as the open document's last semantic tokens under a new result id (unique in
   // this workspace), which it returns; a document that is not open keeps nothing.
   SemanticTokens rememberTokens(const std::string &uri, std::vector<uint32_t> data);
@@ -123,6 +137,9 @@ private:
   std::map<std::string, std::shared_ptr<Analysis>> cache_;
   std::map<std::string, std::chrono::steady_clock::time_point> pending_;
   std::map<std::string, SemanticTokens> tokens_; // by URI, of open documents
+  // By URI, of open documents: the diagnostics last published, and the result id of the last pull.
+  std::map<std::string, std::pair<int64_t, std::vector<LspDiagnostic>>> published_;
+  std::map<std::string, std::string> pulled_;
   uint64_t nextTokensId_ = 1;
   std::string lastWarning_; // the last message given to warn_
   std::condition_variable wake_;

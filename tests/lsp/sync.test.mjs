@@ -267,3 +267,65 @@ test('a large document\'s analysis shows work-done progress to a client that can
     });
   }
 });
+
+test('pull diagnostics: a client that pulls gets them answered, none pushed, and is asked to pull again when they change', async () => {
+  await withServer({ initialize: false }, async (server) => {
+    let refreshes = 0;
+    server.connection.onRequest('workspace/diagnostic/refresh', () => { ++refreshes; return null; });
+    const init = await server.initialize(undefined, {
+      capabilities: {
+        textDocument: { diagnostic: { dynamicRegistration: false } },
+        workspace: { diagnostics: { refreshSupport: true } },
+      },
+    });
+    assert.deepEqual(init.capabilities.diagnosticProvider,
+      { identifier: 'isamap', interFileDependencies: true, workspaceDiagnostics: false });
+    const uri = 'untitled:pull.isam';
+    const text = `kernel act<N>(X: f32[N]) -> (Y: f32[N], Z: f32[N]) {
+  Y[i] = exp(X[i]);
+  Z[i] = X[i] + X[i];
+}
+instance a = act<100>;
+`;
+    await server.open(uri, text, 1);
+    const pull = (previousResultId) => server.request('textDocument/diagnostic', {
+      textDocument: { uri }, ...(previousResultId ? { previousResultId } : {}),
+    });
+    // The mapping information comes once the analysis thread has mapped; a pull before that has
+    // the rest, and a refresh follows.
+    let first = await pull();
+    assert.equal(first.kind, 'full');
+    const complete = first.items.some((d) => d.code === 'I0301');
+    for (let i = 0; i < 200 && !first.items.some((d) => d.code === 'I0301'); ++i) {
+      await sleep(50);
+      if (refreshes > 0 || i > 100)
+        first = await pull();
+    }
+    assert.deepEqual(first.items.map((d) => d.code), ['I0301']);
+    assert.ok(complete || refreshes > 0, 'the first pull lacked the mapping information, and no refresh came');
+    const again = await pull(first.resultId);
+    assert.deepEqual(again, { kind: 'unchanged', resultId: first.resultId });
+
+    // An edit: the next pull is about the new text at once, whatever the debounce.
+    const broken = text.replace('X[i] + X[i]', 'X[i] + ');
+    server.change(uri, 2, [{ text: broken }]);
+    const after = await pull(first.resultId);
+    assert.equal(after.kind, 'full');
+    assert.ok(after.items.some((d) => d.severity === SeverityError), JSON.stringify(after.items));
+    await sleep(700);
+    assert.deepEqual(server.publishedFor(uri), [], 'diagnostics were pushed to a client that pulls');
+    // A document that is not open is refused.
+    const e = await server.requestError('textDocument/diagnostic', { textDocument: { uri: 'untitled:nope.isam' } });
+    assert.equal(e.code, -32602);
+  });
+});
+
+test('a client that does not pull is not offered pull diagnostics, and gets them pushed', async () => {
+  await withServer({ initialize: false }, async (server) => {
+    const init = await server.initialize(undefined, { capabilities: {} });
+    assert.equal(init.capabilities.diagnosticProvider, undefined);
+    await server.open('untitled:push.isam', 'kernel k<N>(X: f32[N]) -> (Y: f32[N]) { Y[i] = X[i] + ; }\n', 1);
+    const d = await server.diagnostics('untitled:push.isam');
+    assert.ok(d.diagnostics.some((x) => x.severity === SeverityError));
+  });
+});
