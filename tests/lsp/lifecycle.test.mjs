@@ -17,7 +17,7 @@ test('initialize advertises each provider, and each advertised request is answer
     for (const p of ['hoverProvider', 'definitionProvider', 'declarationProvider', 'referencesProvider',
       'documentHighlightProvider', 'documentSymbolProvider', 'workspaceSymbolProvider',
       'documentFormattingProvider', 'documentRangeFormattingProvider', 'foldingRangeProvider',
-      'inlayHintProvider', 'selectionRangeProvider'])
+      'inlayHintProvider', 'selectionRangeProvider', 'callHierarchyProvider'])
       assert.equal(capabilities[p], true, p);
     assert.equal(capabilities.renameProvider.prepareProvider, true);
     assert.ok(capabilities.completionProvider.triggerCharacters.includes('<'));
@@ -33,7 +33,7 @@ test('initialize advertises each provider, and each advertised request is answer
     assert.ok(tokens.legend.tokenModifiers.includes('declaration'));
     const custom = capabilities.experimental.isamap.requests;
     assert.deepEqual([...custom].sort(),
-      ['isamap/diagram', 'isamap/mappings', 'isamap/schedule', 'isamap/targetCode']);
+      ['isamap/diagram', 'isamap/mappings', 'isamap/schedule', 'isamap/targetCode', 'isamap/targets']);
 
     // Every advertised request has a handler: none is answered MethodNotFound.
     const uri = sampleUri('gemm.isam');
@@ -65,6 +65,9 @@ test('initialize advertises each provider, and each advertised request is answer
       'textDocument/documentLink': td,
       'textDocument/selectionRange': { ...td, positions: [at.position] },
       'textDocument/rangeFormatting': { ...td, range: everything, options: { tabSize: 2, insertSpaces: true } },
+      'textDocument/prepareCallHierarchy': at,
+      // Advertised to clients that pull (lifecycle of pulling: sync.test.mjs); answered to all.
+      'textDocument/diagnostic': td,
     };
     for (const m of custom)
       requests[m] = { ...td, instance: 'gemm_small' };
