@@ -197,10 +197,26 @@ json inlayHintHandler(Call &call) {
   return inlayHints(*a, rangeParam(call.params));
 }
 
+// How long a lens request schedules statements whose lenses are not known from before; the
+// rest are resolved as they come into view.
+constexpr double kLensBudgetMs = 50;
+
 json codeLensHandler(Call &call) {
-  auto lenses = codeLenses(*call.document(), call.cancelled);
+  auto lenses = codeLenses(*call.document(), call.cancelled, kLensBudgetMs);
   call.checkCancelled();
   return lenses;
+}
+
+json codeLensResolveHandler(Call &call) {
+  CodeLens lens;
+  lens.range = rangeParam(call.params);
+  lens.unresolved = unresolvedLens(call.params);
+  auto a = call.workspace.current(lens.unresolved->uri);
+  if (a->document().version != lens.unresolved->version)
+    throw RpcError(ContentModified, "the document has changed since the lens was made");
+  CodeLens resolved = resolveCodeLens(*a, lens, call.cancelled);
+  call.checkCancelled();
+  return resolved;
 }
 
 json codeActionHandler(Call &call) {
@@ -295,6 +311,7 @@ std::map<std::string, Feature> features() {
       {"textDocument/inlayHint", {inlayHintHandler}},
       {"textDocument/codeAction", {codeActionHandler, true}},
       {"textDocument/codeLens", {codeLensHandler, true}},
+      {"codeLens/resolve", {codeLensResolveHandler, true}},
       {"isamap/mappings", {mappingsHandler, true}},
       {"isamap/schedule", {scheduleHandler, true}},
       {"isamap/diagram", {diagramHandler, true}},
@@ -331,7 +348,7 @@ json serverCapabilities() {
       {"foldingRangeProvider", true},
       {"selectionRangeProvider", true},
       {"inlayHintProvider", true},
-      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"codeLensProvider", {{"resolveProvider", true}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
       {"experimental",

@@ -2,11 +2,55 @@
 #include "lsp/Convert.h"
 #include "lsp/Focus.h"
 
+#include "lsp/Summaries.h"
+
 #include "schedule/Scheduler.h"
+
+#include <chrono>
 
 namespace isam::lsp {
 
-std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop) {
+namespace {
+
+// Both lenses of statement `i` of `k` (summarizing it now if need be), or the one saying why
+// there are none (on a kernel's first statement only). Needs a's lock.
+void statementLenses(Analysis &a, const ast::KernelDecl &k, size_t i, const StopFn &stop,
+                     std::vector<CodeLens> &out) {
+  Focus f;
+  f.kernel = &k;
+  f.subject.kernel = k.name.name;
+  f.statement = i;
+  std::string problem;
+  auto s = summarize(a, f, stop, &problem);
+  Range range = rangeOf(a, k.statements[i].range);
+  if (!s) {
+    if (i == 0)
+      out.push_back({range, {problem, "", std::nullopt}, std::nullopt});
+    return;
+  }
+  std::pair<std::string, Position> args{a.document().uri, range.start};
+  out.push_back({range, {summaryTitle(*s), "isamap.showMappings", args}, std::nullopt});
+  out.push_back({range, {"show schedule", "isamap.showSchedule", args}, std::nullopt});
+}
+
+// Whether statement `i` of `k`'s summary is kept from before. Needs a's lock.
+bool known(Analysis &a, const ast::KernelDecl &k, size_t i) {
+  Focus f;
+  f.kernel = &k;
+  f.subject.kernel = k.name.name;
+  f.statement = i;
+  std::optional<std::string> key = summaryKey(a, f);
+  return key && a.summaries().find(*key);
+}
+
+} // namespace
+
+std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop, double budgetMs) {
+  auto start = std::chrono::steady_clock::now();
+  auto spent = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
   std::vector<CodeLens> out;
   const ast::File *file = nullptr; // the document's syntax tree never changes
   {
@@ -19,24 +63,33 @@ std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop) {
         return out;
       // Locked per statement: quick requests are answered between two statements' schedules.
       auto lock = a.lock();
-      Focus f;
-      f.kernel = &k;
-      f.subject.kernel = k.name.name;
-      f.statement = i;
-      std::string problem;
-      auto s = summarize(a, f, stop, &problem);
-      Range range = rangeOf(a, k.statements[i].range);
-      if (!s) {
-        // One lens per kernel says why there are none.
-        if (i == 0)
-          out.push_back({range, {problem, "", std::nullopt}});
+      if (budgetMs >= 0 && spent() > budgetMs && !known(a, k, i)) {
+        CodeLens lens;
+        lens.range = rangeOf(a, k.statements[i].range);
+        lens.unresolved = {a.document().uri, a.document().version, lens.range.start, false};
+        out.push_back(lens);
+        lens.unresolved->schedule = true;
+        out.push_back(std::move(lens));
         continue;
       }
-      std::pair<std::string, Position> args{a.document().uri, range.start};
-      out.push_back({range, {summaryTitle(*s), "isamap.showMappings", args}});
-      out.push_back({range, {"show schedule", "isamap.showSchedule", args}});
+      statementLenses(a, k, i, stop, out);
     }
   }
+  return out;
+}
+
+CodeLens resolveCodeLens(Analysis &a, const CodeLens &lens, const StopFn &stop) {
+  CodeLens out;
+  out.range = lens.range;
+  auto lock = a.lock();
+  auto ref = a.statementAt(offsetOf(a, lens.unresolved->statement));
+  if (!ref)
+    return out;
+  std::vector<CodeLens> both;
+  statementLenses(a, *ref->kernel, ref->index, stop, both);
+  size_t which = lens.unresolved->schedule ? 1 : 0;
+  if (which < both.size())
+    out.command = both[which].command;
   return out;
 }
 

@@ -18,7 +18,17 @@ namespace isam::lsp {
 // est. 87% of peak" (isamap.showMappings) and "show schedule" (isamap.showSchedule), both with
 // the statement's start as their argument. A kernel whose statements cannot be summarized gets
 // one lens, on its first statement, saying why.
-std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop = {});
+//
+// Statements whose summary is known (kept from an earlier version) get their lenses at once,
+// the others too while `budgetMs` lasts (negative: no limit); the rest are sent unresolved, for
+// the client to resolve (codeLens/resolve) as they come into view, as VS Code and Neovim do. So
+// a large file's visible lenses come first, and an edit's answer never waits for the kernels it
+// did not touch.
+std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop = {}, double budgetMs = -1);
+// The lens an unresolved one stands for, on `a` (the analysis of the version it names). A
+// statement that cannot be summarized: its summary lens says why (on the kernel's first
+// statement, else nothing: an empty title), its schedule lens has an empty title.
+CodeLens resolveCodeLens(Analysis &a, const CodeLens &lens, const StopFn &stop = {});
 
 // The quick fixes of the document's problems (schedule blocks' included) that touch `range`,
 // then "Pin this schedule" for the statement at the range's start. With `only` (the request's

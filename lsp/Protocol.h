@@ -208,6 +208,15 @@ struct Command {
 struct CodeLens {
   Range range;
   Command command;
+  // An unresolved lens (sent without its command, for codeLens/resolve to fill in): the
+  // statement it is about, in which version of which document, and which of its two lenses.
+  struct Unresolved {
+    std::string uri;
+    int64_t version = 0;
+    Position statement;
+    bool schedule = false; // "show schedule" (else the summary)
+  };
+  std::optional<Unresolved> unresolved;
 };
 
 struct CodeAction {

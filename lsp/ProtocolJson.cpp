@@ -167,10 +167,18 @@ void to_json(json &j, const InlayHint &h) {
 }
 
 void to_json(json &j, const CodeLens &l) {
+  j = {{"range", l.range}};
+  if (const auto &u = l.unresolved) {
+    j["data"] = {{"uri", u->uri},
+                 {"version", u->version},
+                 {"statement", u->statement},
+                 {"lens", u->schedule ? "schedule" : "summary"}};
+    return;
+  }
   json command = {{"title", l.command.title}, {"command", l.command.command}};
   if (l.command.arguments)
     command["arguments"] = {l.command.arguments->first, l.command.arguments->second};
-  j = {{"range", l.range}, {"command", command}};
+  j["command"] = command;
 }
 
 void to_json(json &j, const CodeAction &a) {
@@ -261,6 +269,19 @@ Position positionParam(const json &params, const char *key) {
 
 Range rangeParam(const json &params, const char *key) {
   return required(params, key).get<Range>();
+}
+
+CodeLens::Unresolved unresolvedLens(const json &params) {
+  if (!params.is_object() || !params.contains("data") || !params["data"].is_object())
+    throw RpcError(InvalidParams,
+                   "the lens's 'data' must be the object textDocument/codeLens gave");
+  const json &data = params["data"];
+  CodeLens::Unresolved out;
+  out.uri = stringAt(data, "uri");
+  out.version = integerAt(data, "version");
+  out.statement = positionParam(data, "statement");
+  out.schedule = stringAt(data, "lens") == "schedule";
+  return out;
 }
 
 CallHierarchyItem callHierarchyItem(const json &params) {

@@ -58,6 +58,8 @@ std::string documentUri(const json &params);
 Position positionParam(const json &params, const char *key = "position");
 Range rangeParam(const json &params, const char *key = "range");
 
+// The data of a lens sent unresolved, from codeLens/resolve's params (the lens).
+CodeLens::Unresolved unresolvedLens(const json &params);
 // params.item of callHierarchy/incomingCalls and outgoingCalls, as prepareCallHierarchy gave it.
 CallHierarchyItem callHierarchyItem(const json &params);
 // params.context.includeDeclaration of textDocument/references (absent: true).

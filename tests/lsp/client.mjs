@@ -138,6 +138,12 @@ export async function startServer({
       });
       return Promise.race([next, died]);
     },
+    // The document's code lenses as an editor shows them: textDocument/codeLens, then
+    // codeLens/resolve for each lens sent unresolved.
+    async lenses(uri) {
+      const lenses = await this.request('textDocument/codeLens', { textDocument: { uri } });
+      return Promise.all(lenses.map((l) => (l.command ? l : this.request('codeLens/resolve', l))));
+    },
     publishedFor(uri) {
       return published.filter((p) => p.uri === uri);
     },

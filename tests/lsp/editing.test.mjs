@@ -275,7 +275,7 @@ test('inlay hints: each statement\'s index ranges in the instance, and inferred 
 test('code lenses: how each statement of samples/gemm.isam maps, and why a kernel has none', async () => {
   await withServer(async (server) => {
     await server.open(gemmUri, gemm);
-    const lenses = await server.request('textDocument/codeLens', { textDocument: { uri: gemmUri } });
+    const lenses = await server.lenses(gemmUri);
     const statements = gemm.split('\n').filter((l) => /^\s+C\[m, n\] \+=/.test(l)).length;
     assert.equal(statements, 4);
     assert.equal(lenses.length, 2 * statements);
@@ -294,9 +294,42 @@ test('code lenses: how each statement of samples/gemm.isam maps, and why a kerne
 
     const uri = 'untitled:no-instance.isam';
     await server.open(uri, 'kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n}\n');
-    const why = await server.request('textDocument/codeLens', { textDocument: { uri } });
+    const why = await server.lenses(uri);
     assert.equal(why.length, 1);
     assert.match(why[0].command.title, /declare an instance of 'k'/);
+  });
+});
+
+test('code lenses of a large file: those the budget leaves are sent unresolved and resolved on request', async () => {
+  await withServer(async (server) => {
+    const uri = 'untitled:many-lenses.isam';
+    const text = Array.from({ length: 60 }, (_, i) =>
+      `kernel k${i}<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n  C[m, n] += A[m, k] * B[k, n];\n}\n` +
+      `instance k${i}_i = k${i}<${40 + i}, ${24 + i}, ${100 + i}>;\n`).join('');
+    await server.open(uri, text, 1);
+    const lenses = await server.request('textDocument/codeLens', { textDocument: { uri } });
+    assert.equal(lenses.length, 120);
+    const unresolved = lenses.filter((l) => !l.command);
+    assert.ok(unresolved.length > 0, 'sixty new kernels were all scheduled within the budget');
+    // The first statement is always answered whole.
+    assert.ok(lenses[0].command);
+    for (const l of unresolved) {
+      assert.equal(l.data.uri, uri);
+      assert.equal(l.data.version, 1);
+      assert.deepEqual(l.data.statement, l.range.start);
+    }
+    const resolved = await Promise.all(unresolved.map((l) => server.request('codeLens/resolve', l)));
+    for (const [i, l] of resolved.entries()) {
+      assert.deepEqual(l.range, unresolved[i].range);
+      assert.match(l.command.title, unresolved[i].data.lens === 'schedule' ? /^show schedule$/ : /^maps to fma16 × [\d,]+ \| est\. \d+% of peak$/);
+    }
+    // Now known, all are sent whole.
+    const again = await server.request('textDocument/codeLens', { textDocument: { uri } });
+    assert.ok(again.every((l) => l.command), JSON.stringify(again.find((l) => !l.command)));
+    // A lens of an older version is refused as ContentModified.
+    server.change(uri, 2, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: ' ' }]);
+    const stale = await server.requestError('codeLens/resolve', unresolved[0]);
+    assert.equal(stale.code, -32801);
   });
 });
 

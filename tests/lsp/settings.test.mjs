@@ -12,7 +12,7 @@ const td = { textDocument: { uri: gemmUri } };
 const Warning = 2;
 
 const firstLens = async (server) => {
-  const lenses = await server.request('textDocument/codeLens', td);
+  const lenses = await server.lenses(gemmUri);
   return lenses[0].command.title;
 };
 const configure = (server, isamap) =>
@@ -98,7 +98,7 @@ test('a setting of the wrong type is a warning, and the others still apply', asy
     // An unknown target is the settings' problem, not the document's: lenses say it, a warning
     // is shown once (not once per document or edit), and no diagnostic is published about it.
     await configure(server, { target: 'no_such_target' });
-    const lenses = await server.request('textDocument/codeLens', td);
+    const lenses = await server.lenses(gemmUri);
     assert.match(lenses[0].command.title, /unknown target 'no_such_target'/);
     assert.deepEqual((await server.settled(gemmUri)).diagnostics, []);
     server.change(gemmUri, 2, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: ' ' }]);

@@ -100,12 +100,25 @@ TEST(LspProtocolJson, DiagnosticsCarryTheirFixesAndActionsLeaveThemOut) {
 }
 
 TEST(LspProtocolJson, LensesSignaturesAndTokens) {
-  CodeLens lens{kRange, {"show schedule", "isamap.showSchedule", {{"file:///x.isam", {1, 2}}}}};
+  CodeLens lens{
+      kRange, {"show schedule", "isamap.showSchedule", {{"file:///x.isam", {1, 2}}}}, std::nullopt};
   EXPECT_EQ(json(lens)["command"]["arguments"],
             json::array({"file:///x.isam", {{"line", 1}, {"character", 2}}}));
-  CodeLens why{kRange, {"declare an instance", "", std::nullopt}};
+  CodeLens why{kRange, {"declare an instance", "", std::nullopt}, std::nullopt};
   EXPECT_FALSE(json(why)["command"].contains("arguments"));
   EXPECT_EQ(json(why)["command"]["command"], "");
+  // Unresolved: no command, the data that codeLens/resolve reads back.
+  CodeLens later;
+  later.range = kRange;
+  later.unresolved = {"file:///x.isam", 7, {1, 2}, true};
+  json j = later;
+  EXPECT_FALSE(j.contains("command"));
+  CodeLens::Unresolved back = unresolvedLens(j);
+  EXPECT_EQ(back.uri, "file:///x.isam");
+  EXPECT_EQ(back.version, 7);
+  EXPECT_EQ(back.statement, (Position{1, 2}));
+  EXPECT_TRUE(back.schedule);
+  EXPECT_THROW(unresolvedLens(json{{"range", j["range"]}}), RpcError);
 
   SignatureHelp help{"max(x, y)", {{4, 5}, {7, 8}}, 1};
   EXPECT_EQ(json(help), json({{"signatures",
