@@ -51,7 +51,10 @@ std::vector<std::string> walk(const std::vector<std::string> &folders) {
     std::error_code ec;
     fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec),
         end;
-    for (; !ec && it != end && out.size() < WorkspaceIndex::kMaxFiles; it.increment(ec)) {
+    size_t visited = 0;
+    for (; !ec && it != end && out.size() < WorkspaceIndex::kMaxFiles &&
+           ++visited <= WorkspaceIndex::kMaxVisited;
+         it.increment(ec)) {
       if (it->is_directory(ec)) {
         if (skipped(it->path()))
           it.disable_recursion_pending();

@@ -3,7 +3,8 @@
 // background index keeps it.
 //
 // A scan walks the workspace folders for `.isam` files (skipping hidden directories,
-// node_modules and CMake build trees; files over kMaxFileBytes are left out) and indexes each on
+// node_modules and CMake build trees; files over kMaxFileBytes are left out; at most kMaxFiles
+// files and kMaxVisited directory entries per folder) and indexes each on
 // the index's own thread, reporting work-done progress while it does. Indexing a file parses it
 // and its imports (no semantic check, no target) and keeps only a compact entry: the symbols its
 // text declares, and every name in its text with the declaration it resolves to, keyed by the
@@ -62,6 +63,9 @@ class WorkspaceIndex {
 public:
   static constexpr size_t kMaxFileBytes = 1 << 20;
   static constexpr size_t kMaxFiles = 5000;
+  // Directory entries a scan looks at per folder: a workspace opened at a home directory is not
+  // walked to its end on every save.
+  static constexpr size_t kMaxVisited = 200000;
 
   // Progress of a scan that indexes files: begin, reports (message, percentage), end.
   struct Progress {
