@@ -93,7 +93,7 @@ ir::Expr exprFromJson(const nlohmann::json &j, const ir::Access &access, int dep
   ir::Expr e;
   int kind = j.at("kind").get<int>(), type = j.at("type").get<int>(), fn = j.at("fn").get<int>();
   if (kind < 0 || kind > int(ir::Expr::Kind::Call) || type < 0 || type > int(ir::ElemType::I32) ||
-      fn < 0 || fn > int(ir::Fn::Cast) || depth > 64)
+      fn < 0 || fn > int(ir::kLastFn) || depth > 64)
     throw Error("a computed view's expression is malformed");
   e.kind = ir::Expr::Kind(kind);
   e.type = ir::ElemType(type);

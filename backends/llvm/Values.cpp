@@ -258,8 +258,45 @@ Value *Values::call(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned 
     return b_.CreateSelect(b_.CreateFCmpOLT(a[1], a[0]), a[1], a[0]);
   case ir::Fn::Cast:
     return roundTo(a[0], t);
+  case ir::Fn::Rsqrt:
+    return roundTo(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0),
+                                 b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0])),
+                   t);
+  case ir::Fn::Erf:
+    return roundTo(libraryCall("erf", a[0]), t);
+  case ir::Fn::Pow:
+    return roundTo(b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]), t);
+  case ir::Fn::Sin:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a[0]), t);
+  case ir::Fn::Cos:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a[0]), t);
+  case ir::Fn::Exp2:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, a[0]), t);
+  case ir::Fn::Log2:
+    return roundTo(b_.CreateUnaryIntrinsic(llvm::Intrinsic::log2, a[0]), t);
+  case ir::Fn::Floor:
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
+  case ir::Fn::Round:
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, a[0]);
   }
   return a[0];
+}
+
+Value *Values::libraryCall(const char *name, Value *x) {
+  llvm::Type *type = x->getType();
+  llvm::Type *scalar = type->getScalarType();
+  std::string symbol = scalar->isFloatTy() ? std::string(name) + "f" : std::string(name);
+  llvm::FunctionCallee f =
+      m_.getOrInsertFunction(symbol, llvm::FunctionType::get(scalar, {scalar}, false));
+  if (auto *decl = llvm::dyn_cast<llvm::Function>(f.getCallee()))
+    decl->setDoesNotThrow();
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+  if (!vector)
+    return b_.CreateCall(f, {x});
+  Value *out = llvm::PoisonValue::get(type);
+  for (unsigned i = 0; i < vector->getNumElements(); ++i)
+    out = b_.CreateInsertElement(out, b_.CreateCall(f, {b_.CreateExtractElement(x, i)}), i);
+  return out;
 }
 
 Value *Values::integerCall(ir::Fn fn, ir::ElemType t, std::vector<Value *> a, unsigned lanes) {

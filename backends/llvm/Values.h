@@ -8,7 +8,9 @@
 // complement), so sums agree with the interpreter's in any order. Conversions to an integer
 // type truncate toward zero and saturate. Functions follow the interpreter's definitions,
 // including its NaN behaviour for max, min and relu and its integer division (x / 0 is 0);
-// exp, log, tanh and sigmoid are vector code (VectorMath.h), within a few ulp of the C library.
+// exp, log, tanh and sigmoid are vector code (VectorMath.h), within a few ulp of the C library;
+// sin, cos, exp2, log2, pow, floor and round are LLVM's intrinsics (instructions or C library
+// calls, by target), erf the C library's, rsqrt 1 / sqrt(x).
 #pragma once
 
 #include "ir/Compute.h"
@@ -58,6 +60,9 @@ private:
   llvm::Value *call(ir::Fn fn, ir::ElemType t, std::vector<llvm::Value *> args, unsigned lanes);
   llvm::Value *integerCall(ir::Fn fn, ir::ElemType t, std::vector<llvm::Value *> args,
                            unsigned lanes);
+  // A C library function of one argument (NAME for double, NAMEf for float), lane by lane: for
+  // a function with no LLVM intrinsic (erf).
+  llvm::Value *libraryCall(const char *name, llvm::Value *x);
   llvm::Value *integerDiv(llvm::Value *n, llvm::Value *d, ir::ElemType t, unsigned lanes);
   // An integer value as a double, and a double converted to integer type t (saturating).
   llvm::Value *toReal(llvm::Value *v);

@@ -165,6 +165,16 @@ double roundTo(ir::ElemType type, double v) {
   return v;
 }
 
+namespace {
+// Ties to even whatever the floating-point environment's rounding mode.
+double roundHalfEven(double x) {
+  double r = std::round(x); // ties away from zero
+  if (std::fabs(r - x) == 0.5)
+    r = 2 * std::round(x / 2);
+  return r;
+}
+} // namespace
+
 double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &a) {
   double r = 0;
   switch (fn) {
@@ -199,6 +209,33 @@ double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &a) {
     break;
   case ir::Fn::Cast:
     r = a[0];
+    break;
+  case ir::Fn::Rsqrt:
+    r = 1.0 / std::sqrt(a[0]);
+    break;
+  case ir::Fn::Erf:
+    r = std::erf(a[0]);
+    break;
+  case ir::Fn::Pow:
+    r = std::pow(a[0], a[1]);
+    break;
+  case ir::Fn::Sin:
+    r = std::sin(a[0]);
+    break;
+  case ir::Fn::Cos:
+    r = std::cos(a[0]);
+    break;
+  case ir::Fn::Exp2:
+    r = std::exp2(a[0]);
+    break;
+  case ir::Fn::Log2:
+    r = std::log2(a[0]);
+    break;
+  case ir::Fn::Floor:
+    r = std::floor(a[0]);
+    break;
+  case ir::Fn::Round:
+    r = roundHalfEven(a[0]);
     break;
   }
   return roundTo(type, r);

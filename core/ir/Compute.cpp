@@ -122,8 +122,30 @@ const char *fnName(Fn f) {
     return "abs";
   case Fn::Cast:
     return "cast";
+  case Fn::Rsqrt:
+    return "rsqrt";
+  case Fn::Erf:
+    return "erf";
+  case Fn::Pow:
+    return "pow";
+  case Fn::Sin:
+    return "sin";
+  case Fn::Cos:
+    return "cos";
+  case Fn::Exp2:
+    return "exp2";
+  case Fn::Log2:
+    return "log2";
+  case Fn::Floor:
+    return "floor";
+  case Fn::Round:
+    return "round";
   }
   return "?";
+}
+
+int fnArity(Fn f) {
+  return f == Fn::Max || f == Fn::Min || f == Fn::Pow ? 2 : 1;
 }
 
 int64_t Statement::pointCount() const {

@@ -59,7 +59,32 @@ struct Access {
 enum class ReduceOp { None, Sum, Max, Min };
 const char *reduceOpText(ReduceOp op); // "=", "+=", "max=", "min="
 
-enum class Fn { Exp, Tanh, Sigmoid, Relu, Max, Min, Sqrt, Log, Abs, Cast };
+// Appended after Cast (not inserted) so that encoded programs keep their numbers; kLastFn ends
+// the list.
+enum class Fn {
+  Exp,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Max,
+  Min,
+  Sqrt,
+  Log,
+  Abs,
+  Cast,
+  Rsqrt, // 1 / sqrt(x)
+  Erf,
+  Pow, // pow(x, y) = x^y, as C's
+  Sin,
+  Cos,
+  Exp2,
+  Log2,
+  Floor,
+  Round, // to the nearest integer, ties to even (as NumPy, PyTorch and ONNX round)
+};
+constexpr Fn kLastFn = Fn::Round;
+// The number of arguments a function takes.
+int fnArity(Fn f);
 const char *fnName(Fn f);
 
 struct Expr {

@@ -20,7 +20,7 @@ int arity(const Expr &e) {
   case Expr::Kind::Div:
     return 2;
   case Expr::Kind::Call:
-    return e.fn == Fn::Max || e.fn == Fn::Min ? 2 : 1;
+    return fnArity(e.fn);
   }
   return 0;
 }

@@ -809,6 +809,15 @@ private:
         c.loops.push_back(int(s));
   }
 
+  static bool readsTensor(const ir::Expr &e, int tensor) {
+    if (e.kind == ir::Expr::Kind::Read && e.access.tensor == tensor)
+      return true;
+    for (const auto &a : e.args)
+      if (readsTensor(a, tensor))
+        return true;
+    return false;
+  }
+
   // Why the instruction cannot carry the statement's reduction (empty: it can). A plain
   // assignment on a summing instruction needs its result zeroed first (sets zeroInit).
   std::string reductionProblem(const Choice &ch, Candidate &c) const {
@@ -841,6 +850,10 @@ private:
       if (I.reduce != ir::ReduceOp::Sum)
         return "'" + in.name + "' reduces with " + ir::reduceOpText(I.reduce) +
                "; the statement assigns with =";
+      // Zeroing the result first would lose what the statement reads of it (`O = X * O`).
+      if (readsTensor(s_.rhs, s_.lhs.tensor))
+        return "'" + in.name + "' sums into its result, which would start at zero, but the " +
+               "statement reads the value it overwrites";
       c.zeroInit = true;
     }
     return "";

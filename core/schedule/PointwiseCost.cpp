@@ -30,9 +30,20 @@ double exprOps(const ir::Expr &e) {
     case ir::Fn::Log:
     case ir::Fn::Tanh:
     case ir::Fn::Sigmoid:
+    case ir::Fn::Exp2:
+    case ir::Fn::Log2:
       return ops + kPolynomialOps;
+    // Range reduction and a polynomial, in a C library call per element.
+    case ir::Fn::Erf:
+    case ir::Fn::Sin:
+    case ir::Fn::Cos:
+      return ops + 2 * kPolynomialOps;
+    case ir::Fn::Pow: // a logarithm and an exponential
+      return ops + 3 * kPolynomialOps;
     case ir::Fn::Sqrt:
       return ops + kDivideOps;
+    case ir::Fn::Rsqrt:
+      return ops + 2 * kDivideOps;
     default:
       return ops + 1;
     }

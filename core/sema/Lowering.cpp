@@ -12,9 +12,12 @@ namespace isam::sema {
 
 const std::vector<FunctionInfo> &knownFunctions() {
   static const std::vector<FunctionInfo> fns = {
-      {ir::Fn::Exp, "exp", 1},   {ir::Fn::Tanh, "tanh", 1}, {ir::Fn::Sigmoid, "sigmoid", 1},
-      {ir::Fn::Relu, "relu", 1}, {ir::Fn::Max, "max", 2},   {ir::Fn::Min, "min", 2},
-      {ir::Fn::Sqrt, "sqrt", 1}, {ir::Fn::Log, "log", 1},   {ir::Fn::Abs, "abs", 1},
+      {ir::Fn::Exp, "exp", 1},     {ir::Fn::Tanh, "tanh", 1},   {ir::Fn::Sigmoid, "sigmoid", 1},
+      {ir::Fn::Relu, "relu", 1},   {ir::Fn::Max, "max", 2},     {ir::Fn::Min, "min", 2},
+      {ir::Fn::Sqrt, "sqrt", 1},   {ir::Fn::Log, "log", 1},     {ir::Fn::Abs, "abs", 1},
+      {ir::Fn::Rsqrt, "rsqrt", 1}, {ir::Fn::Erf, "erf", 1},     {ir::Fn::Pow, "pow", 2},
+      {ir::Fn::Sin, "sin", 1},     {ir::Fn::Cos, "cos", 1},     {ir::Fn::Exp2, "exp2", 1},
+      {ir::Fn::Log2, "log2", 1},   {ir::Fn::Floor, "floor", 1}, {ir::Fn::Round, "round", 1},
   };
   return fns;
 }
@@ -243,12 +246,11 @@ private:
       return;
     for (const auto &var : vars_)
       if (!var.onLeft) {
-        diags_
-            .error("E0305", var.firstUse,
-                   "index '" + var.name +
-                       "' appears only on the right of '=', so it would be "
-                       "reduced; say how: '+=' (sum), 'max=' or 'min='")
-            .fix(s_.opRange, "+=");
+        diags_.error("E0305", var.firstUse,
+                     "index '" + var.name +
+                         "' appears only on the right of '=', so it would be "
+                         "reduced; say how: '+=' (sum), 'max=' or 'min='");
+        // No fix-it: which reduction is meant is the author's to say.
         failed_ = true;
         return;
       }
@@ -730,11 +732,11 @@ private:
       std::vector<std::string> names;
       for (const auto &known : knownFunctions())
         names.push_back(known.name);
+      // A suggestion only, never a fix-it: another function computes something else (a
+      // misspelt `sni` and a meant `sin` look alike to an edit distance).
       auto &diag = diags_.error("E0204", e.name.range, "unknown function '" + callee + "'");
-      if (auto suggestion = closestMatch(callee, names); !suggestion.empty()) {
+      if (auto suggestion = closestMatch(callee, names); !suggestion.empty())
         diag.message += "; did you mean '" + suggestion + "'?";
-        diag.fix(e.name.range, suggestion);
-      }
       failed_ = true;
       return out;
     }

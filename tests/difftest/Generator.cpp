@@ -597,9 +597,13 @@ private:
   }
 
   Expr call(int depth, ElemType type, Iv &v) {
-    static const std::vector<std::string> fns = {"exp", "tanh", "sigmoid", "relu", "max",
-                                                 "min", "sqrt", "log",     "abs"};
+    static const std::vector<std::string> fns = {
+        "exp",   "tanh", "sigmoid", "relu", "max", "min",  "sqrt", "log",   "abs",
+        "rsqrt", "erf",  "pow",     "sin",  "cos", "exp2", "log2", "floor", "round"};
     const std::string fn = rng_.pick(fns);
+    if (fn == "floor" || fn == "round" || fn == "pow" || fn == "rsqrt" || fn == "erf" ||
+        fn == "sin" || fn == "cos" || fn == "exp2" || fn == "log2")
+      return newCall(fn, depth, type, v);
     Iv a;
     Expr x = expr(depth - 1, type, a);
     Expr e;
@@ -655,6 +659,81 @@ private:
       return x;
     }
     e.args.push_back(std::move(x));
+    trait("fn:" + fn);
+    return e;
+  }
+
+  // The functions beyond the first nine. floor and round are discontinuous, so their argument
+  // is exact in every executor's arithmetic (an input read times 4); the others are continuous
+  // and bounded on the argument ranges chosen here. Of integers only pow (a square, exact) and
+  // floor and round (the identity) are generated: the others' truncated values sit at 0 or near
+  // integers where executors could round apart.
+  Expr newCall(const std::string &fn, int depth, ElemType type, Iv &v) {
+    bool integer = isInt(type);
+    Expr e;
+    e.kind = Expr::Kind::Call;
+    e.fn = fn;
+    Iv a;
+    if (fn == "floor" || fn == "round") {
+      Expr four;
+      four.kind = Expr::Kind::Const;
+      four.value = 4;
+      Expr x;
+      x.kind = Expr::Kind::Mul;
+      x.args = {newInputRead(type, a, ""), std::move(four)};
+      a = {4 * a.lo, 4 * a.hi};
+      if (!fitsLimits(type, a, kFloatLimit))
+        return expr(depth - 1, type, v);
+      v = {std::floor(a.lo), std::ceil(a.hi)};
+      e.args.push_back(std::move(x));
+    } else if (fn == "pow") {
+      // (|x| + 1) ^ c for a small constant c: 2 of integers.
+      Expr x = expr(depth - 1, type, a);
+      Iv base{1, mag(a) + 1};
+      double c = integer ? 2 : rng_.pick(std::vector<double>{0.5, 2, -1, -0.5, 3});
+      Iv r{std::pow(base.lo, c), std::pow(base.hi, c)};
+      if (r.lo > r.hi)
+        std::swap(r.lo, r.hi);
+      if (!fitsLimits(type, base, kFloatLimit) || !fitsLimits(type, r, kFloatLimit)) {
+        v = a;
+        return x;
+      }
+      Expr exponent;
+      exponent.kind = Expr::Kind::Const;
+      exponent.value = c;
+      e.args = {plusOne(abs(std::move(x)), type), std::move(exponent)};
+      v = r;
+    } else {
+      Expr x = expr(depth - 1, type, a);
+      if (integer) {
+        v = a;
+        return x;
+      }
+      if (fn == "rsqrt" || fn == "log2") { // of |x| + 1
+        Iv in{1, mag(a) + 1};
+        if (!fitsLimits(type, in, kFloatLimit)) {
+          v = a;
+          return x;
+        }
+        x = plusOne(abs(std::move(x)), type);
+        v = fn == "rsqrt" ? Iv{1 / std::sqrt(in.hi), 1} : Iv{0, std::log2(in.hi)};
+      } else if (fn == "exp2") {
+        if (a.hi > 10 || a.lo < -24) {
+          v = a;
+          return x;
+        }
+        v = {std::exp2(a.lo), std::exp2(a.hi)};
+      } else if (fn == "erf") {
+        v = {std::erf(a.lo), std::erf(a.hi)};
+      } else { // sin, cos: of a moderate argument, where f32's reduction is exact enough
+        if (mag(a) > 50) {
+          v = a;
+          return x;
+        }
+        v = {-1, 1};
+      }
+      e.args.push_back(std::move(x));
+    }
     trait("fn:" + fn);
     return e;
   }

@@ -255,6 +255,28 @@ TEST(Interpreter, ApplyFnRoundsToTheResultType) {
   EXPECT_EQ(interp::applyFn(ir::Fn::Cast, ir::ElemType::BF16, {1.0 + 1.0 / 256}), 1.0);
 }
 
+TEST(Interpreter, TheFunctionsBeyondExpAndLog) {
+  using F = ir::Fn;
+  const auto f64 = ir::ElemType::F64;
+  EXPECT_EQ(interp::applyFn(F::Rsqrt, f64, {4}), 0.5);
+  EXPECT_EQ(interp::applyFn(F::Erf, f64, {0.5}), std::erf(0.5));
+  EXPECT_EQ(interp::applyFn(F::Pow, f64, {2, -3}), 0.125);
+  EXPECT_EQ(interp::applyFn(F::Sin, f64, {1}), std::sin(1.0));
+  EXPECT_EQ(interp::applyFn(F::Cos, f64, {1}), std::cos(1.0));
+  EXPECT_EQ(interp::applyFn(F::Exp2, f64, {-2}), 0.25);
+  EXPECT_EQ(interp::applyFn(F::Log2, f64, {1024}), 10);
+  EXPECT_EQ(interp::applyFn(F::Floor, f64, {-2.5}), -3);
+  // round: ties to even, as NumPy, PyTorch and ONNX round (C's round goes away from zero).
+  for (auto [x, r] : std::vector<std::pair<double, double>>{
+           {2.5, 2}, {3.5, 4}, {-2.5, -2}, {0.5, 0}, {1.5, 2}, {2.4, 2}, {-2.6, -3}})
+    EXPECT_EQ(interp::applyFn(F::Round, f64, {x}), r) << x;
+  EXPECT_TRUE(std::signbit(interp::applyFn(F::Round, f64, {-0.5})));
+  // Of integers: computed as reals, truncated to the type.
+  EXPECT_EQ(interp::applyFn(F::Pow, ir::ElemType::I32, {3, 4}), 81);
+  EXPECT_EQ(ir::fnArity(F::Pow), 2);
+  EXPECT_EQ(ir::fnArity(F::Erf), 1);
+}
+
 TEST(Interpreter, CombineIsOneAccumulationStepInTheElementType) {
   EXPECT_EQ(interp::combine(ir::ReduceOp::Sum, ir::ElemType::F32, 1, 2), 3);
   EXPECT_EQ(interp::combine(ir::ReduceOp::Max, ir::ElemType::F32, -kInf, -7), -7);

@@ -144,6 +144,23 @@ instance r = rowmax<5, 9>;
   EXPECT_NE(rejection(m, "mma").find("reduces with +="), std::string::npos) << rejection(m, "mma");
 }
 
+// `O = X * O` on a summing instruction would zero O first and then read the zero (a difftest
+// finding: every native executor computed 0).
+TEST(Mapper, AnAssignmentReadingItsTargetIsNotZeroedFirst) {
+  auto m = mapOne(R"(
+kernel k<N>(X: f32, A: f32[N]) -> (O: f32[N]) {
+  O[i] = A[i];
+  O[i] = X * O[i];
+}
+instance k1 = k<16>;
+)",
+                  "vec", 1);
+  for (const auto &c : m.result.candidates)
+    EXPECT_FALSE(c.zeroInit) << m.name(c.instruction) << "\n" << m.print();
+  EXPECT_NE(rejection(m, "fma8").find("reads the value it overwrites"), std::string::npos)
+      << rejection(m, "fma8");
+}
+
 TEST(Mapper, ElementwiseHasNoReductionForMma) {
   auto m = mapOne(R"(
 kernel t<C, H>(X: f32[C, H]) -> (T: f32[C, H]) { T[c, h] = tanh(X[c, h]); }
