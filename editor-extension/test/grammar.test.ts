@@ -76,6 +76,13 @@ test('functions, max= and where ranges', () => {
   assert.match(scopeOf(t, 'i', 3), /variable\.other\.index/);
 });
 
+test('every function the language knows is coloured as one (sema::knownFunctions)', () => {
+  const fns = ['exp', 'tanh', 'sigmoid', 'relu', 'max', 'min', 'sqrt', 'log', 'abs',
+    'rsqrt', 'erf', 'pow', 'sin', 'cos', 'exp2', 'log2', 'floor', 'round'];
+  const t = tokenize(fns.map((f) => `  Y${f}[i] = ${f}(X[i]);`).join('\n'));
+  for (const f of fns) assert.match(scopeOf(t, f), /support\.function\.builtin/, f);
+});
+
 test('instances, targets, memories with units, instructions, asm strings', () => {
   const src = [
     'instance gemm_small = gemm<7, 5, 13>;',
