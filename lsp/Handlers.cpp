@@ -197,9 +197,10 @@ json inlayHintHandler(Call &call) {
   return inlayHints(*a, rangeParam(call.params));
 }
 
-// How long a lens request schedules statements whose lenses are not known from before; the
-// rest are resolved as they come into view.
-constexpr double kLensBudgetMs = 50;
+// How long a lens request schedules statements whose lenses are not known from before: none,
+// so that it answers at once; the client resolves those it shows (codeLens/resolve), and only
+// those are scheduled.
+constexpr double kLensBudgetMs = 0;
 
 json codeLensHandler(Call &call) {
   auto lenses = codeLenses(*call.document(), call.cancelled, kLensBudgetMs);

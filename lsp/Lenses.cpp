@@ -12,35 +12,44 @@ namespace isam::lsp {
 
 namespace {
 
-// Both lenses of statement `i` of `k` (summarizing it now if need be), or the one saying why
-// there are none (on a kernel's first statement only). Needs a's lock.
-void statementLenses(Analysis &a, const ast::KernelDecl &k, size_t i, const StopFn &stop,
-                     std::vector<CodeLens> &out) {
+// Both lenses of statement `i` of `k` (summarizing it now if need be; with `onlyKnown`, only
+// from a summary kept from before, or where there is nothing to schedule; else nothing, and
+// false), or the one saying why there are none (on a kernel's first statement only). Needs a's
+// lock.
+bool statementLenses(Analysis &a, const ast::KernelDecl &k, size_t i, const StopFn &stop,
+                     std::vector<CodeLens> &out, bool onlyKnown = false) {
   Focus f;
   f.kernel = &k;
   f.subject.kernel = k.name.name;
   f.statement = i;
   std::string problem;
-  auto s = summarize(a, f, stop, &problem);
+  std::optional<StatementSummary> s;
+  if (onlyKnown) {
+    std::optional<std::string> key = summaryKey(a, f);
+    std::optional<SummaryCache::Entry> known = key ? a.summaries().find(*key) : std::nullopt;
+    // Not known and schedulable: left to resolve. (Without an instance or a target there is
+    // nothing to schedule, and saying why is quick.)
+    if (!known && a.instance(f.subject) && a.target(f.subject.target))
+      return false;
+    if (known) {
+      s = known->summary;
+      problem = known->problem;
+    } else {
+      s = summarize(a, f, stop, &problem);
+    }
+  } else {
+    s = summarize(a, f, stop, &problem);
+  }
   Range range = rangeOf(a, k.statements[i].range);
   if (!s) {
     if (i == 0)
       out.push_back({range, {problem, "", std::nullopt}, std::nullopt});
-    return;
+    return true;
   }
   std::pair<std::string, Position> args{a.document().uri, range.start};
   out.push_back({range, {summaryTitle(*s), "isamap.showMappings", args}, std::nullopt});
   out.push_back({range, {"show schedule", "isamap.showSchedule", args}, std::nullopt});
-}
-
-// Whether statement `i` of `k`'s summary is kept from before. Needs a's lock.
-bool known(Analysis &a, const ast::KernelDecl &k, size_t i) {
-  Focus f;
-  f.kernel = &k;
-  f.subject.kernel = k.name.name;
-  f.statement = i;
-  std::optional<std::string> key = summaryKey(a, f);
-  return key && a.summaries().find(*key);
+  return true;
 }
 
 } // namespace
@@ -63,16 +72,16 @@ std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop, double budgetM
         return out;
       // Locked per statement: quick requests are answered between two statements' schedules.
       auto lock = a.lock();
-      if (budgetMs >= 0 && spent() > budgetMs && !known(a, k, i)) {
-        CodeLens lens;
-        lens.range = rangeOf(a, k.statements[i].range);
-        lens.unresolved = {a.document().uri, a.document().version, lens.range.start, false};
-        out.push_back(lens);
-        lens.unresolved->schedule = true;
-        out.push_back(std::move(lens));
+      bool overBudget = budgetMs >= 0 && spent() > budgetMs;
+      if (statementLenses(a, k, i, stop, out, overBudget))
         continue;
-      }
-      statementLenses(a, k, i, stop, out);
+      // Over the budget and not known: sent unresolved.
+      CodeLens lens;
+      lens.range = rangeOf(a, k.statements[i].range);
+      lens.unresolved = {a.document().uri, a.document().version, lens.range.start, false};
+      out.push_back(lens);
+      lens.unresolved->schedule = true;
+      out.push_back(std::move(lens));
     }
   }
   return out;

@@ -20,10 +20,10 @@ namespace isam::lsp {
 // one lens, on its first statement, saying why.
 //
 // Statements whose summary is known (kept from an earlier version) get their lenses at once,
-// the others too while `budgetMs` lasts (negative: no limit); the rest are sent unresolved, for
-// the client to resolve (codeLens/resolve) as they come into view, as VS Code and Neovim do. So
-// a large file's visible lenses come first, and an edit's answer never waits for the kernels it
-// did not touch.
+// the others too while `budgetMs` lasts (negative: no limit; the server gives 0); the rest are
+// sent unresolved, for the client to resolve (codeLens/resolve) as they come into view, as VS
+// Code and Neovim do. So a large file's visible lenses come first, and an edit's answer never
+// waits for the kernels it did not touch.
 std::vector<CodeLens> codeLenses(Analysis &a, const StopFn &stop = {}, double budgetMs = -1);
 // The lens an unresolved one stands for, on `a` (the analysis of the version it names). A
 // statement that cannot be summarized: its summary lens says why (on the kernel's first

@@ -250,7 +250,7 @@ async function stallLatency() {
     await new Promise((done) => setTimeout(done, debounceMs + 20 + (round % 5) * 20));
     r.afterEdit.push(await timed('textDocument/hover', { position: statement(round) }));
     const slow = [
-      server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } }),
+      visibleLenses(server, uri),
       server.connection.sendRequest('isamap/targetCode', { textDocument: { uri }, position: statement(round * 13) }),
     ];
     await new Promise((done) => setTimeout(done, 5));
