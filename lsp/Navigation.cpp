@@ -154,9 +154,19 @@ void order(std::vector<Found> &found) {
       return x.isDeclaration;
     return rank(x) < rank(y);
   });
+  // A file is named by its canonical path: a document's own URI may spell it otherwise (a
+  // symbolic link), and one edit sent under two names would be applied twice.
+  std::map<std::string, std::string> files;
+  auto fileOf = [&](const std::string &uri) -> const std::string & {
+    auto it = files.find(uri);
+    if (it == files.end())
+      it = files.emplace(uri, canonicalPath(uriToPath(uri).value_or(uri))).first;
+    return it->second;
+  };
   std::set<std::tuple<std::string, Position, Position>> seen;
   std::erase_if(found, [&](const Found &f) {
-    return !seen.insert({f.location.uri, f.location.range.start, f.location.range.end}).second;
+    return !seen.insert({fileOf(f.location.uri), f.location.range.start, f.location.range.end})
+                .second;
   });
 }
 

@@ -233,3 +233,20 @@ test('isamap/targets: host, the document\'s targets, the workspace\'s and the sh
     assert.ok(alone.targets.some((t) => t.name === 'board'));
   });
 });
+
+test('a file open under a second name (a symbolic link) is edited once by a rename', async () => {
+  await withWorkspace(async (server, { ws, uris }) => {
+    fs.symlinkSync(ws.dir, `${ws.dir}/link`);
+    const linked = pathToFileURL(`${ws.dir}/link/hw/mini.isam`).href;
+    await server.open(linked, miniTarget);
+    const a = files['a.isam'];
+    const edit = await server.request('textDocument/rename', {
+      textDocument: { uri: uris['a.isam'] }, position: positionOf(a, 'map mma', { delta: 5 }), newName: 'mm16',
+    });
+    // The description's declaration is renamed once, under one of its two names.
+    const declarations = Object.entries(edit.changes)
+      .filter(([uri]) => uri.endsWith('hw/mini.isam'))
+      .flatMap(([, edits]) => edits);
+    assert.equal(declarations.length, 1, JSON.stringify(edit.changes));
+  });
+});
