@@ -119,8 +119,7 @@ void describeWord(const index::Occurrence &o, const std::string &word, HoverInfo
     for (const auto &f : sema::knownFunctions())
       if (word == f.name) {
         info.definition = word + "(" + (f.arity == 1 ? "x" : "x, y") + ")";
-        info.documentation = "Element-wise function of " + std::to_string(f.arity) + " argument" +
-                             (f.arity == 1 ? "" : "s");
+        info.documentation = "Element-wise: " + std::string(f.doc) + ".";
       }
   }
 }

@@ -12,12 +12,26 @@ namespace isam::sema {
 
 const std::vector<FunctionInfo> &knownFunctions() {
   static const std::vector<FunctionInfo> fns = {
-      {ir::Fn::Exp, "exp", 1},     {ir::Fn::Tanh, "tanh", 1},   {ir::Fn::Sigmoid, "sigmoid", 1},
-      {ir::Fn::Relu, "relu", 1},   {ir::Fn::Max, "max", 2},     {ir::Fn::Min, "min", 2},
-      {ir::Fn::Sqrt, "sqrt", 1},   {ir::Fn::Log, "log", 1},     {ir::Fn::Abs, "abs", 1},
-      {ir::Fn::Rsqrt, "rsqrt", 1}, {ir::Fn::Erf, "erf", 1},     {ir::Fn::Pow, "pow", 2},
-      {ir::Fn::Sin, "sin", 1},     {ir::Fn::Cos, "cos", 1},     {ir::Fn::Exp2, "exp2", 1},
-      {ir::Fn::Log2, "log2", 1},   {ir::Fn::Floor, "floor", 1}, {ir::Fn::Round, "round", 1},
+      {ir::Fn::Exp, "exp", 1, "e to the power x"},
+      {ir::Fn::Tanh, "tanh", 1, "the hyperbolic tangent"},
+      {ir::Fn::Sigmoid, "sigmoid", 1, "1 / (1 + exp(-x))"},
+      {ir::Fn::Relu, "relu", 1, "max(x, 0); NaN gives 0"},
+      {ir::Fn::Max, "max", 2, "the larger of x and y"},
+      {ir::Fn::Min, "min", 2, "the smaller of x and y"},
+      {ir::Fn::Sqrt, "sqrt", 1, "the square root"},
+      {ir::Fn::Log, "log", 1, "the natural logarithm"},
+      {ir::Fn::Abs, "abs", 1, "the absolute value (of an integer: |MIN| wraps to MIN)"},
+      {ir::Fn::Rsqrt, "rsqrt", 1, "1 / sqrt(x)"},
+      {ir::Fn::Erf, "erf", 1, "the error function (exact GELU: 0.5 x (1 + erf(x / sqrt(2))))"},
+      {ir::Fn::Pow, "pow", 2, "x to the power y, as C's pow"},
+      {ir::Fn::Sin, "sin", 1, "the sine, x in radians"},
+      {ir::Fn::Cos, "cos", 1, "the cosine, x in radians"},
+      {ir::Fn::Exp2, "exp2", 1, "2 to the power x"},
+      {ir::Fn::Log2, "log2", 1, "the base-2 logarithm"},
+      {ir::Fn::Floor, "floor", 1, "the largest integer not above x"},
+      {ir::Fn::Round, "round", 1,
+       "the nearest integer, ties to even (as NumPy, PyTorch and ONNX round; C's round goes "
+       "away from zero)"},
   };
   return fns;
 }

@@ -53,6 +53,7 @@ struct FunctionInfo {
   ir::Fn fn;
   const char *name;
   int arity;
+  const char *doc; // what it computes, for hovers
 };
 const std::vector<FunctionInfo> &knownFunctions();
 

@@ -3,6 +3,7 @@
 // onto an earlier one (bias, then +=), element-wise functions, rounding to f16, bf16, i8 and
 // i32, the seeded random inputs, and compareOutputs / tolerance, which every executor shares.
 #include "interp/Interpreter.h"
+#include "sema/Sema.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -275,6 +276,13 @@ TEST(Interpreter, TheFunctionsBeyondExpAndLog) {
   EXPECT_EQ(interp::applyFn(F::Pow, ir::ElemType::I32, {3, 4}), 81);
   EXPECT_EQ(ir::fnArity(F::Pow), 2);
   EXPECT_EQ(ir::fnArity(F::Erf), 1);
+  // The language's table agrees with the IR's: names, arities, and a hover text for each.
+  for (const auto &f : sema::knownFunctions()) {
+    EXPECT_EQ(std::string(ir::fnName(f.fn)), f.name);
+    EXPECT_EQ(ir::fnArity(f.fn), f.arity) << f.name;
+    EXPECT_STRNE(f.doc, "") << f.name;
+  }
+  EXPECT_EQ(sema::knownFunctions().size(), size_t(ir::kLastFn)); // every Fn but Cast
 }
 
 TEST(Interpreter, CombineIsOneAccumulationStepInTheElementType) {

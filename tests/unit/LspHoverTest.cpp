@@ -104,7 +104,7 @@ TEST_F(LspHover, ElementTypesAndFunctionsAreTheLanguagesVocabulary) {
 
   HoverInfo exp = hoverAt(*a, t, "exp");
   EXPECT_EQ(exp.definition, "exp(x)");
-  EXPECT_EQ(exp.documentation, "Element-wise function of 1 argument");
+  EXPECT_EQ(exp.documentation, "Element-wise: e to the power x.");
   EXPECT_FALSE(exp.run) << "a function is not about its statement";
 }
 
