@@ -36,6 +36,31 @@ std::string stampOf(const std::string &path, const std::map<std::string, std::st
   return stamp.append(":").append(std::to_string(st.st_size));
 }
 
+} // namespace
+
+// The stamps of files now, each found once per use of the cache.
+class WorkspaceIndex::Stamps {
+public:
+  explicit Stamps(const std::map<std::string, std::string> &overlays) : overlays_(overlays) {}
+  // Whether every file `e` read is as it was then.
+  bool current(const IndexEntry &e) {
+    return std::all_of(e.stamps.begin(), e.stamps.end(),
+                       [&](const auto &s) { return of(s.first) == s.second; });
+  }
+
+private:
+  const std::string &of(const std::string &path) {
+    auto it = known_.find(path);
+    if (it == known_.end())
+      it = known_.emplace(path, stampOf(path, overlays_)).first;
+    return it->second;
+  }
+  const std::map<std::string, std::string> &overlays_;
+  std::map<std::string, std::string> known_;
+};
+
+namespace {
+
 // Directories a scan does not enter: hidden ones, npm's and CMake build trees (which hold
 // copies of sources).
 bool skipped(const fs::path &dir) {
@@ -186,23 +211,15 @@ std::vector<std::string> WorkspaceIndex::walked() {
 
 std::shared_ptr<const IndexEntry>
 WorkspaceIndex::refresh(const std::string &path, const std::map<std::string, std::string> &overlays,
-                        std::map<std::string, std::string> &stampCache) {
+                        Stamps &stamps) {
   std::lock_guard working(work_);
-  auto stamp = [&](const std::string &p) {
-    auto it = stampCache.find(p);
-    if (it == stampCache.end())
-      it = stampCache.emplace(p, stampOf(p, overlays)).first;
-    return it->second;
-  };
   Settings settings;
   uint64_t made;
   {
     std::lock_guard lock(mutex_);
     made = searchPathChanges_;
     auto it = entries_.find(path);
-    if (it != entries_.end() &&
-        std::all_of(it->second->stamps.begin(), it->second->stamps.end(),
-                    [&](const auto &s) { return stamp(s.first) == s.second; }))
+    if (it != entries_.end() && stamps.current(*it->second))
       return it->second;
     settings = settings_;
   }
@@ -222,7 +239,7 @@ WorkspaceIndex::refresh(const std::string &path, const std::map<std::string, std
 std::vector<std::shared_ptr<const IndexEntry>>
 WorkspaceIndex::fresh(const std::map<std::string, std::string> &overlays, const StopFn &stop) {
   std::vector<std::shared_ptr<const IndexEntry>> out;
-  std::map<std::string, std::string> stamps;
+  Stamps stamps(overlays);
   for (const auto &path : walked()) {
     if (stop && stop())
       break;
@@ -248,27 +265,18 @@ void WorkspaceIndex::run() {
     std::map<std::string, std::string> overlays = overlays_ ? overlays_() : decltype(overlays){};
     // What needs indexing, so that progress counts only real work.
     std::vector<std::string> todo;
+    Stamps stamps(overlays); // shared with refresh(): each file is looked at once per scan
     {
-      std::map<std::string, std::string> stamps;
       std::lock_guard guard(mutex_);
       for (const auto &path : files) {
-        if (overlays.count(path))
-          continue;
         auto it = entries_.find(path);
-        if (it == entries_.end() ||
-            std::any_of(it->second->stamps.begin(), it->second->stamps.end(), [&](const auto &s) {
-              auto c = stamps.find(s.first);
-              if (c == stamps.end())
-                c = stamps.emplace(s.first, stampOf(s.first, overlays)).first;
-              return c->second != s.second;
-            }))
+        if (!overlays.count(path) && (it == entries_.end() || !stamps.current(*it->second)))
           todo.push_back(path);
       }
     }
     bool reporting = !todo.empty() && progress_.begin;
     if (reporting)
       progress_.begin("Indexing the workspace");
-    std::map<std::string, std::string> stamps;
     int reported = 0;
     for (size_t i = 0; i < todo.size(); ++i) {
       {

@@ -102,9 +102,10 @@ private:
   std::vector<std::string> walked();
   // The entry of `path`, indexed again if it is missing or stale. Null if the file cannot be
   // read. Takes work_.
+  class Stamps;
   std::shared_ptr<const IndexEntry> refresh(const std::string &path,
                                             const std::map<std::string, std::string> &overlays,
-                                            std::map<std::string, std::string> &stampCache);
+                                            Stamps &stamps);
 
   Progress progress_;
   Overlays overlays_;
