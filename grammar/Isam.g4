@@ -109,7 +109,7 @@ localDecl : LOCAL name=ID COLON tensorType SEMI ;
 
 statement : (lhs=access | scalar=ID) op=assignOp rhs=expr whereClause? SEMI ;
 
-assignOp : ASSIGN | PLUS_ASSIGN | MAX_ASSIGN | MIN_ASSIGN ;
+assignOp : ASSIGN | PLUS_ASSIGN | STAR_ASSIGN | MAX_ASSIGN | MIN_ASSIGN ;
 
 whereClause : WHERE rangeDecl (COMMA rangeDecl)* ;
 
@@ -222,6 +222,7 @@ SHARED : 'shared' ;
 LINK : 'link' ;
 
 PLUS_ASSIGN : '+=' ;
+STAR_ASSIGN : '*=' ;
 MAX_ASSIGN : 'max=' ;
 MIN_ASSIGN : 'min=' ;
 ARROW : '->' ;

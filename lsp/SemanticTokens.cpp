@@ -92,8 +92,8 @@ std::vector<Classified> classify(Analysis &a) {
       break;
     case syntax::TokenKind::Punctuation: {
       std::string_view p = syntax::tokenText(text, t);
-      if (p == "=" || p == "+=" || p == "max=" || p == "min=" || p == "+" || p == "-" || p == "*" ||
-          p == "/" || p == "->" || p == "..")
+      if (p == "=" || p == "+=" || p == "*=" || p == "max=" || p == "min=" || p == "+" ||
+          p == "-" || p == "*" || p == "/" || p == "->" || p == "..")
         out.push_back({t.begin, t.end, OperatorT, 0});
       break;
     }

@@ -209,11 +209,7 @@ void appendOp(std::string &out, const Op &op, int &statement,
     for (size_t i = 0; i < s.indices.size(); ++i)
       if (!s.indices[i].reduction)
         o << " " << s.indices[i].name << " [" << op.lo[i] << ", " << op.lo[i] + op.size[i] << ")";
-    o << " to "
-      << (op.init == ir::ReduceOp::Sum
-              ? "0"
-              : "the identity of " + std::string(ir::reduceOpText(op.init)))
-      << "\n";
+    o << " to " << ir::reduceIdentityText(op.init) << "\n";
     break;
   }
   case Op::Kind::HostClear:
@@ -419,9 +415,10 @@ Program fromJson(const nlohmann::json &j, const ir::Kernel &kernel, const hw::Ta
           op.lo = o.at("lo").get<std::vector<int64_t>>();
           op.size = o.at("size").get<std::vector<int64_t>>();
           std::string r = o.at("reduce").get<std::string>();
-          op.init = r == "max="   ? ir::ReduceOp::Max
-                    : r == "min=" ? ir::ReduceOp::Min
-                                  : ir::ReduceOp::Sum;
+          auto init = ir::parseReduceOp(r);
+          if (!init || *init == ir::ReduceOp::None)
+            throw Error("host init names no reduction: '" + r + "'");
+          op.init = *init;
           if (op.lo.size() != kernel.statements[size_t(op.statement)].indices.size() ||
               op.size.size() != op.lo.size())
             throw Error("host init has a box of the wrong rank");

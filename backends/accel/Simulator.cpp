@@ -373,7 +373,7 @@ struct Simulator::State {
         count *= uint64_t(x);
       result.hostBytes += count * uint64_t(ir::elemTypeBytes(tt.type));
       if (options.functional && count > 0) {
-        double identity = interp::identity(op.init);
+        double identity = ir::reduceIdentity(op.init);
         for (;;) {
           uint64_t address = elementAddress(a, s.lhs, point);
           checkRange(dram, address, uint64_t(ir::elemTypeBytes(tt.type)), "clearing " + a.name);
@@ -438,7 +438,7 @@ struct Simulator::State {
       // A reduction onto an `out` operand starts from its identity.
       if (s.reduce != ir::ReduceOp::None && !s.accumulates)
         forEachValid(op.regions[size_t(s.lhs.tensor)], [&](uint64_t a, const auto &) {
-          storeElement(at(outMemory, a), out.type, interp::identity(s.reduce));
+          storeElement(at(outMemory, a), out.type, ir::reduceIdentity(s.reduce));
         });
       for (;;) {
         bool inside;

@@ -1324,9 +1324,7 @@ Value *Generator::foldLanes(Value *vector, unsigned lanes) {
 
 // A lane tile starts at the reduction's identity in every lane.
 void Generator::initLanes(const StagedBuffer &staged, ir::ElemType type) {
-  double identity = s_->reduce == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
-                    : s_->reduce == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
-                                                      : 0.0;
+  double identity = ir::reduceIdentity(s_->reduce);
   unsigned lanes = unsigned(staged.holder.lanes);
   Value *splat = v_.constant(identity, type, lanes);
   for (int64_t e = 0; e < staged.elements / staged.holder.lanes; ++e)
@@ -1707,9 +1705,7 @@ void Generator::emitInit(ir::ReduceOp op) {
       return;
     }
     Holder h = tensorHolder(s_->lhs.tensor);
-    double value = op == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
-                   : op == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
-                                             : 0.0;
+    double value = ir::reduceIdentity(op);
     v_.store(v_.constant(value, out.type, 1), address(s_->lhs, point, h), out.type, 1, 0, 1);
   };
   nest(0);
@@ -1786,9 +1782,7 @@ bool Generator::initFoldable(const schedule::StatementSchedule &ss) {
     staged = staged || (p.output && p.tensor == s_->lhs.tensor && p.staged[regs]);
   if (!staged || readsOwnResult())
     return false;
-  identity_ = init->init == ir::ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
-              : init->init == ir::ReduceOp::Min ? std::numeric_limits<double>::infinity()
-                                                : 0.0;
+  identity_ = ir::reduceIdentity(init->init);
   return true;
 }
 

@@ -395,6 +395,8 @@ Value *Values::combine(ir::ReduceOp op, Value *acc, Value *value) {
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, acc, value);
     case ir::ReduceOp::Min:
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, acc, value);
+    case ir::ReduceOp::Prod:
+      return b_.CreateMul(acc, value);
     }
   }
   switch (op) {
@@ -406,6 +408,8 @@ Value *Values::combine(ir::ReduceOp op, Value *acc, Value *value) {
     return b_.CreateSelect(b_.CreateFCmpOLT(acc, value), value, acc);
   case ir::ReduceOp::Min:
     return b_.CreateSelect(b_.CreateFCmpOLT(value, acc), value, acc);
+  case ir::ReduceOp::Prod:
+    return b_.CreateFMul(acc, value);
   }
   return value;
 }

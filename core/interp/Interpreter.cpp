@@ -106,17 +106,6 @@ double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &
   return 0;
 }
 
-double identity(ir::ReduceOp op) {
-  switch (op) {
-  case ir::ReduceOp::Max:
-    return -std::numeric_limits<double>::infinity();
-  case ir::ReduceOp::Min:
-    return std::numeric_limits<double>::infinity();
-  default:
-    return 0;
-  }
-}
-
 double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value) {
   switch (op) {
   case ir::ReduceOp::None:
@@ -127,6 +116,9 @@ double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value) {
     return roundTo(type, std::max(acc, value));
   case ir::ReduceOp::Min:
     return roundTo(type, std::min(acc, value));
+  case ir::ReduceOp::Prod:
+    return ir::isFloat(type) ? roundTo(type, acc * value)
+                             : integerOp(ir::Expr::Kind::Mul, type, acc, value);
   }
   return value;
 }
@@ -285,7 +277,7 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
       return;
     }
     int64_t at = flatIndex(out, s.lhs, point);
-    double acc = s.accumulates ? dst[at] : identity(s.reduce);
+    double acc = s.accumulates ? dst[at] : ir::reduceIdentity(s.reduce);
     if (s.reduce == ir::ReduceOp::None) {
       dst[at] = roundTo(out.type, evalExpr(s.rhs, reader));
       return;
@@ -297,11 +289,24 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
         return;
       }
       double v = evalExpr(s.rhs, reader);
-      // Floats sum exactly in double and round once; integers wrap at every step, which keeps
-      // the sum exact and gives the one result every order of summation gives.
-      acc = s.reduce == ir::ReduceOp::Sum   ? (integer ? wrapTo(out.type, acc + v) : acc + v)
-            : s.reduce == ir::ReduceOp::Max ? std::max(acc, v)
-                                            : std::min(acc, v);
+      // Floats sum and multiply in double and round once; integers wrap at every step, which
+      // keeps the result exact and gives the one result every order of reduction gives.
+      switch (s.reduce) {
+      case ir::ReduceOp::Sum:
+        acc = integer ? wrapTo(out.type, acc + v) : acc + v;
+        break;
+      case ir::ReduceOp::Prod:
+        acc = integer ? integerOp(ir::Expr::Kind::Mul, out.type, acc, v) : acc * v;
+        break;
+      case ir::ReduceOp::Max:
+        acc = std::max(acc, v);
+        break;
+      case ir::ReduceOp::Min:
+        acc = std::min(acc, v);
+        break;
+      case ir::ReduceOp::None:
+        break;
+      }
     };
     reduce(nWrite);
     dst[at] = roundTo(out.type, acc);

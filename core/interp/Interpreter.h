@@ -33,8 +33,7 @@ void runStatement(const ir::Kernel &kernel, size_t s, Buffers &buffers);
 // so that arithmetic and rounding agree everywhere).
 double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read);
 
-// The reduction's starting value, and one accumulation step in the element type.
-double identity(ir::ReduceOp op);
+// One accumulation step in the element type (the starting value is ir::reduceIdentity).
 double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value);
 
 // Row-major offset of an access at a point of its statement.

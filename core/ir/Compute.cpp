@@ -1,5 +1,6 @@
 #include "ir/Compute.h"
 
+#include <limits>
 #include <sstream>
 
 namespace isam::ir {
@@ -96,8 +97,62 @@ const char *reduceOpText(ReduceOp op) {
     return "max=";
   case ReduceOp::Min:
     return "min=";
+  case ReduceOp::Prod:
+    return "*=";
   }
   return "=";
+}
+
+std::optional<ReduceOp> parseReduceOp(const std::string &text) {
+  for (ReduceOp op : {ReduceOp::None, ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod})
+    if (text == reduceOpText(op))
+      return op;
+  return std::nullopt;
+}
+
+double reduceIdentity(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return -std::numeric_limits<double>::infinity();
+  case ReduceOp::Min:
+    return std::numeric_limits<double>::infinity();
+  case ReduceOp::Prod:
+    return 1;
+  case ReduceOp::None:
+  case ReduceOp::Sum:
+    break;
+  }
+  return 0;
+}
+
+const char *reduceIdentityText(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return "-inf";
+  case ReduceOp::Min:
+    return "+inf";
+  case ReduceOp::Prod:
+    return "1";
+  case ReduceOp::None:
+  case ReduceOp::Sum:
+    break;
+  }
+  return "0";
+}
+
+const char *reduceOpName(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return "max";
+  case ReduceOp::Min:
+    return "min";
+  case ReduceOp::Prod:
+    return "product";
+  case ReduceOp::None:
+  case ReduceOp::Sum:
+    break;
+  }
+  return "sum";
 }
 
 const char *fnName(Fn f) {
@@ -316,11 +371,7 @@ std::string printStatement(const Statement &s, const std::vector<Tensor> &tensor
   if (!spatial.empty() || !reduction.empty()) {
     out += "    for " + (spatial.empty() ? std::string("()") : spatial);
     if (!reduction.empty())
-      out += std::string("; ") +
-             (s.reduce == ReduceOp::Sum   ? "sum"
-              : s.reduce == ReduceOp::Max ? "max"
-                                          : "min") +
-             " over " + reduction;
+      out += std::string("; ") + reduceOpName(s.reduce) + " over " + reduction;
   }
   return out.append(suffix);
 }

@@ -56,8 +56,16 @@ struct Access {
   std::vector<Affine> indices;
 };
 
-enum class ReduceOp { None, Sum, Max, Min };
-const char *reduceOpText(ReduceOp op); // "=", "+=", "max=", "min="
+// Prod is appended (not inserted) so that encoded programs keep their numbers.
+enum class ReduceOp { None, Sum, Max, Min, Prod };
+const char *reduceOpText(ReduceOp op); // "=", "+=", "max=", "min=", "*="
+// The operator of a reduceOpText, or nothing.
+std::optional<ReduceOp> parseReduceOp(const std::string &text);
+// What a reduction starts from: 0, -inf, +inf or 1 (None: 0).
+double reduceIdentity(ReduceOp op);
+const char *reduceIdentityText(ReduceOp op); // "0", "-inf", "+inf", "1"
+// The reduction's name in messages and printed domains: "sum", "max", "min", "product".
+const char *reduceOpName(ReduceOp op);
 
 // Appended after Cast (not inserted) so that encoded programs keep their numbers; kLastFn ends
 // the list.

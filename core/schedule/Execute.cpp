@@ -113,7 +113,7 @@ private:
     if (buf.lanes > 0) {
       // Lane partials start from the reduction's identity; the finisher folds them at the end.
       h.lanes = buf.lanes;
-      h.data.assign(size_t(count * h.lanes), interp::identity(s_.reduce));
+      h.data.assign(size_t(count * h.lanes), ir::reduceIdentity(s_.reduce));
       stacks_[o].push_back(std::move(h));
       for (const auto &x : n.body)
         run(x);
@@ -274,7 +274,7 @@ private:
     const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
     forEachPoint(
         [&](const std::vector<int64_t> &p) {
-          b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)] = interp::identity(op);
+          b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)] = ir::reduceIdentity(op);
         },
         /*spatialOnly=*/true);
   }

@@ -150,10 +150,7 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
     return;
   case Node::Kind::Init:
     o << pad << "init " << ir::printAccess(s.lhs, s, kernel.tensors) << " = "
-      << (n.init == ir::ReduceOp::Sum   ? "0"
-          : n.init == ir::ReduceOp::Max ? "-inf"
-                                        : "+inf")
-      << "\n";
+      << ir::reduceIdentityText(n.init) << "\n";
     return;
   case Node::Kind::Scalar:
     o << pad << "scalar " << ir::printStatement(s, kernel.tensors) << "\n";
@@ -178,8 +175,7 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
       << (computes ? ir::printExpr(*p.computed, s, kernel.tensors)
                    : ir::printAccess(p.access, s, kernel.tensors));
     if (b.lanes > 0)
-      o << " x" << b.lanes << " lanes from "
-        << (s.reduce == ir::ReduceOp::Sum ? "0" : "the identity") << ", folded by "
+      o << " x" << b.lanes << " lanes from " << ir::reduceIdentityText(s.reduce) << ", folded by "
         << target.instructions[size_t(c.finisher)].name << " after\n";
     else
       o << " via " << stagingText(p.staging[b.level], target)

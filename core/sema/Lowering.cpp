@@ -263,7 +263,7 @@ private:
         diags_.error("E0305", var.firstUse,
                      "index '" + var.name +
                          "' appears only on the right of '=', so it would be "
-                         "reduced; say how: '+=' (sum), 'max=' or 'min='");
+                         "reduced; say how: '+=' (sum), '*=' (product), 'max=' or 'min='");
         // No fix-it: which reduction is meant is the author's to say.
         failed_ = true;
         return;
@@ -384,10 +384,11 @@ private:
         normalise(affine);
     });
     stmt.lhs = {lhsTensor_, std::move(lhsIndices)};
-    stmt.reduce = s_.op == ast::AssignOp::Sum   ? ir::ReduceOp::Sum
-                  : s_.op == ast::AssignOp::Max ? ir::ReduceOp::Max
-                  : s_.op == ast::AssignOp::Min ? ir::ReduceOp::Min
-                                                : ir::ReduceOp::None;
+    stmt.reduce = s_.op == ast::AssignOp::Sum    ? ir::ReduceOp::Sum
+                  : s_.op == ast::AssignOp::Prod ? ir::ReduceOp::Prod
+                  : s_.op == ast::AssignOp::Max  ? ir::ReduceOp::Max
+                  : s_.op == ast::AssignOp::Min  ? ir::ReduceOp::Min
+                                                 : ir::ReduceOp::None;
     stmt.accumulates =
         ctx_.written[lhsTensor_] || (ctx_.instruction && target.role == ir::TensorRole::InOut);
     stmt.rhs = std::move(rhs);

@@ -52,7 +52,7 @@ struct RangeDecl {
   SourceRange range;
 };
 
-enum class AssignOp { Assign, Sum, Max, Min };
+enum class AssignOp { Assign, Sum, Max, Min, Prod };
 const char *assignOpText(AssignOp op);
 
 struct Statement {

@@ -27,6 +27,8 @@ const char *ast::assignOpText(AssignOp op) {
     return "max=";
   case AssignOp::Min:
     return "min=";
+  case AssignOp::Prod:
+    return "*=";
   }
   return "=";
 }
@@ -938,10 +940,11 @@ private:
     if (!s.lhs || !s.rhs)
       return std::nullopt;
     s.opRange = range(c->op);
-    s.op = token(c->op, IsamLexer::PLUS_ASSIGN)  ? ast::AssignOp::Sum
-           : token(c->op, IsamLexer::MAX_ASSIGN) ? ast::AssignOp::Max
-           : token(c->op, IsamLexer::MIN_ASSIGN) ? ast::AssignOp::Min
-                                                 : ast::AssignOp::Assign;
+    s.op = token(c->op, IsamLexer::PLUS_ASSIGN)   ? ast::AssignOp::Sum
+           : token(c->op, IsamLexer::STAR_ASSIGN) ? ast::AssignOp::Prod
+           : token(c->op, IsamLexer::MAX_ASSIGN)  ? ast::AssignOp::Max
+           : token(c->op, IsamLexer::MIN_ASSIGN)  ? ast::AssignOp::Min
+                                                  : ast::AssignOp::Assign;
     if (auto *w = rule<P::WhereClauseContext>(c, P::RuleWhereClause)) {
       for (auto *r : rules<P::RangeDeclContext>(w, P::RuleRangeDecl)) {
         if (broken(r))

@@ -70,6 +70,7 @@ test('functions, max= and where ranges', () => {
   const t = tokenize('  Y[i] max= relu(X[i] + tanh(B[i])) where i in 0..N;\n  Z[i] min= exp(sqrt(abs(X[i])));');
   assert.match(scopeOf(t, 'max='), /keyword\.operator\.assignment\.compound/);
   assert.match(scopeOf(t, 'min='), /keyword\.operator\.assignment\.compound/);
+  assert.match(scopeOf(tokenize('  P[n] *= A[n, k];'), '*='), /keyword\.operator\.assignment\.compound/);
   for (const f of ['relu', 'tanh', 'exp', 'sqrt', 'abs']) assert.match(scopeOf(t, f), /support\.function\.builtin/, f);
   assert.match(scopeOf(t, 'where'), /keyword\.other/);
   assert.match(scopeOf(t, '..'), /keyword\.operator\.range/);

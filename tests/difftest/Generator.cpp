@@ -305,7 +305,7 @@ private:
     st.lhs = lhs;
     for (const auto &i : idx_)
       st.lhsIndices.push_back(i.name);
-    st.op = Op(rng_.weighted({35, 35, 15, 15}));
+    st.op = Op(rng_.weighted({33, 33, 13, 13, 8}));
     op_ = st.op;
     if (st.op != Op::Assign) {
       int reductions = int(rng_.weighted({15, 60, 25}));
@@ -367,14 +367,20 @@ private:
       Iv r = value;
       if (op == Op::Sum)
         r = hull(Iv{0, 0}, Iv{value.lo * double(reduced), value.hi * double(reduced)});
+      if (op == Op::Prod) { // from 1, times `reduced` factors each within `value`
+        double m = std::pow(std::max(1.0, mag(value)), double(reduced));
+        r = value.lo >= 0 ? Iv{0, m} : Iv{-m, m};
+      }
       if (accumulates && op == Op::Sum)
         r = Iv{r.lo + prior.lo, r.hi + prior.hi};
+      else if (accumulates && op == Op::Prod)
+        r = product(r, prior);
       else if (accumulates)
         r = hull(r, prior);
       return r;
     };
     Iv res = result(st.op);
-    if (st.op == Op::Sum &&
+    if ((st.op == Op::Sum || st.op == Op::Prod) &&
         (isInt(type) ? !f_.intOverflow && !fits(type, res) : mag(res) > kFloatSumLimit)) {
       st.op = Op::Max;
       res = result(st.op);

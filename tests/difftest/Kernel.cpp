@@ -38,6 +38,8 @@ const char *opText(Op op) {
     return "max=";
   case Op::Min:
     return "min=";
+  case Op::Prod:
+    return "*=";
   }
   return "=";
 }

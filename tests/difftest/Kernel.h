@@ -47,7 +47,7 @@ struct Expr {
   std::vector<Expr> args;
 };
 
-enum class Op { Assign, Sum, Max, Min };
+enum class Op { Assign, Sum, Max, Min, Prod };
 
 struct Range {
   std::string index;

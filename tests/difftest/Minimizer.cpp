@@ -270,7 +270,7 @@ int64_t kernelCost(const Kernel &k) {
   int64_t c = 1000000 * int64_t(k.statements.size());
   for (const auto &s : k.statements)
     c += exprCost(s.rhs) + 50 * int64_t(s.where.size()) + (s.op == Op::Assign ? 0 : 20) +
-         (s.op == Op::Max || s.op == Op::Min ? 1 : 0);
+         (s.op == Op::Max || s.op == Op::Min || s.op == Op::Prod ? 1 : 0);
   for (const auto &t : k.tensors) {
     c += 200 * int64_t(t.shape.size());
     for (int64_t v : t.shape)

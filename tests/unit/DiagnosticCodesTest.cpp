@@ -879,7 +879,7 @@ TEST(DiagnosticDetails, NoFixItChoosesAReductionOrAFunction) {
   auto d = test::withCode(*s, "E0305");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_TRUE(d[0].fixits.empty());
-  EXPECT_TRUE(contains(d[0].message, "say how: '+=' (sum), 'max=' or 'min='"));
+  EXPECT_TRUE(contains(d[0].message, "say how: '+=' (sum), '*=' (product), 'max=' or 'min='"));
 
   auto f = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = sinh(A[i]); }\n");
   auto e = test::withCode(*f, "E0204");

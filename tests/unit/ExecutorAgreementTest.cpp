@@ -122,6 +122,32 @@ std::vector<Case> cases() {
   };
 }
 
+// The constructs of issue 20: product reductions (from 1, onto earlier values, wrapping in
+// integers, over a reduction long enough to run in vector lanes).
+std::vector<Case> constructCases() {
+  return {
+      {"product", "kernel k<N, K>(A: f32[N, K]) -> (P: f32[N]) { P[n] *= A[n, k] + 1; }\n"
+                  "instance product = k<37, 13>;\n"},
+      {"product_long_reduction",
+       "kernel k<N, K>(A: f32[N, K]) -> (P: f32[N]) { P[n] *= A[n, k] * 0.1 + 1; }\n"
+       "instance product_long_reduction = k<5, 301>;\n"},
+      {"product_over_rows", "kernel k<N, K>(A: f64[K, N]) -> (P: f64[N]) { P[n] *= A[k, n]; }\n"
+                            "instance product_over_rows = k<67, 9>;\n"},
+      {"product_onto_values", "kernel k<N, K>(A: f32[N, K], B: f32[N]) -> (P: f32[N]) {\n"
+                              "  P[n] = B[n] * 3;\n"
+                              "  P[n] *= A[n, k];\n"
+                              "}\n"
+                              "instance product_onto_values = k<19, 4>;\n"},
+      {"product_i8_wraps", "kernel k<N, K>(A: i8[N, K]) -> (P: i8[N], Q: i32[N]) {\n"
+                           "  P[n] *= A[n, k];\n"
+                           "  Q[n] *= i32(A[n, k]) + 3;\n"
+                           "}\n"
+                           "instance product_i8_wraps = k<21, 7>;\n"},
+      {"product_f16", "kernel k<N, K>(A: f16[N, K]) -> (P: f16[N]) { P[n] *= A[n, k] + 1; }\n"
+                      "instance product_f16 = k<9, 5>;\n"},
+  };
+}
+
 schedule::ScheduleOptions options() {
   schedule::ScheduleOptions o;
   o.budget.candidates = 600;
@@ -214,6 +240,8 @@ TEST_P(ExecutorAgreement, EveryExecutorComputesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Issue15, ExecutorAgreement, ::testing::ValuesIn(cases()),
+                         [](const auto &info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Issue20, ExecutorAgreement, ::testing::ValuesIn(constructCases()),
                          [](const auto &info) { return info.param.name; });
 
 // The meaning the executors agree on, spelled out on values.

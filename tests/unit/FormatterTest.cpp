@@ -203,6 +203,7 @@ TEST(Formatter, CanonicalSpacing) {
       {"O[n] max=I[2*h+r] where r in 0 .. 2 , s in 0..(N-1);\n",
        "O[n] max= I[2 * h + r] where r in 0..2, s in 0..(N - 1);\n"},
       {"S min=- A[i]*-(B[i])-- C[i];\n", "S min= -A[i] * -(B[i]) - -C[i];\n"},
+      {"P[n]*=A[n,k]*-1;\n", "P[n] *= A[n, k] * -1;\n"},
       {"E[i] = exp( ( S[i]-M ) / sqrt( D ) );\n", "E[i] = exp((S[i] - M) / sqrt(D));\n"},
       {"kernel k(I: f32[(H-R)/2+1]) -> (O: f32) {\n}\n",
        "kernel k(I: f32[(H - R) / 2 + 1]) -> (O: f32) {\n}\n"},

@@ -107,7 +107,7 @@ TEST(Interpreter, MaxReductionStartsFromMinusInfinity) {
   buf(k, b, "O") = {42, 42}; // not an accumulating statement: previous contents do not matter
   interp::run(k, b);
   EXPECT_EQ(buf(k, b, "O"), (std::vector<double>{-2, -0.5}));
-  EXPECT_EQ(interp::identity(ir::ReduceOp::Max), -kInf);
+  EXPECT_EQ(ir::reduceIdentity(ir::ReduceOp::Max), -kInf);
 }
 
 TEST(Interpreter, MinReductionStartsFromPlusInfinity) {
@@ -119,8 +119,29 @@ TEST(Interpreter, MinReductionStartsFromPlusInfinity) {
   buf(k, b, "O") = {-42, -42};
   interp::run(k, b);
   EXPECT_EQ(buf(k, b, "O"), (std::vector<double>{2, 0.5}));
-  EXPECT_EQ(interp::identity(ir::ReduceOp::Min), kInf);
-  EXPECT_EQ(interp::identity(ir::ReduceOp::Sum), 0.0);
+  EXPECT_EQ(ir::reduceIdentity(ir::ReduceOp::Min), kInf);
+  EXPECT_EQ(ir::reduceIdentity(ir::ReduceOp::Sum), 0.0);
+}
+
+TEST(Interpreter, ProductReductionStartsFromOne) {
+  ir::Kernel k = instance("kernel r<N, M>(A: f32[N, M]) -> (O: f32[N]) { O[i] *= A[i, j]; }\n"
+                          "instance r1 = r<2, 3>;\n");
+  interp::Buffers b = zeros(k);
+  buf(k, b, "A") = {2, -3, 0.5, 4, 0.25, 10};
+  buf(k, b, "O") = {42, 42}; // a product starting from the old value would give 42 times it
+  interp::run(k, b);
+  EXPECT_EQ(buf(k, b, "O"), (std::vector<double>{-3, 10}));
+  EXPECT_EQ(ir::reduceIdentity(ir::ReduceOp::Prod), 1.0);
+}
+
+TEST(Interpreter, IntegerProductWrapsAsTwosComplement) {
+  ir::Kernel k = instance("kernel r<M>(A: i32[M]) -> (O: i32) { O *= A[j]; }\n"
+                          "instance r1 = r<3>;\n");
+  interp::Buffers b = zeros(k);
+  // 65537 * 65537 overflows 32 bits (and a double's 53-bit exact products, once more times 3).
+  buf(k, b, "A") = {65537, 65537, 3};
+  interp::run(k, b);
+  EXPECT_EQ(buf(k, b, "O")[0], 393219.0); // 65537 * 65537 * 3 mod 2^32
 }
 
 TEST(Interpreter, MaxPoolWithStridedWindows) {
