@@ -125,10 +125,18 @@ scheduleValue : ID (NUMBER)? | NUMBER ;
 
 // One expression grammar serves tensor expressions, index expressions and shapes; semantic
 // analysis decides which forms are legal where (affine indices, integer shapes).
+//
+// Comparisons, `!`, `&&` and `||` make conditions, and `c ? a : b` selects by one (C's
+// precedence, except that `!` applies to a whole comparison: `!x < y` is `!(x < y)`).
 expr
     : op=MINUS expr                                   # negExpr
     | expr op=(STAR | SLASH) expr                     # mulExpr
     | expr op=(PLUS | MINUS) expr                     # addExpr
+    | expr op=(LT | LE | GT | GE | EQ | NE) expr      # compareExpr
+    | op=NOT expr                                     # notExpr
+    | expr op=AND expr                                # andExpr
+    | expr op=OR expr                                 # orExpr
+    | <assoc=right> expr QUESTION expr COLON expr     # selectExpr
     | callee=ID LPAREN (expr (COMMA expr)*)? RPAREN   # callExpr
     | access                                          # accessExpr
     | NUMBER                                          # numberExpr
@@ -238,6 +246,14 @@ LBRACK : '[' ;
 RBRACK : ']' ;
 LBRACE : '{' ;
 RBRACE : '}' ;
+LE : '<=' ;
+GE : '>=' ;
+EQ : '==' ;
+NE : '!=' ;
+AND : '&&' ;
+OR : '||' ;
+NOT : '!' ;
+QUESTION : '?' ;
 LT : '<' ;
 GT : '>' ;
 COMMA : ',' ;

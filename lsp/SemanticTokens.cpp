@@ -3,6 +3,9 @@
 
 #include "syntax/Tokens.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace isam::lsp {
 
 namespace {
@@ -92,8 +95,11 @@ std::vector<Classified> classify(Analysis &a) {
       break;
     case syntax::TokenKind::Punctuation: {
       std::string_view p = syntax::tokenText(text, t);
-      if (p == "=" || p == "+=" || p == "*=" || p == "max=" || p == "min=" || p == "+" ||
-          p == "-" || p == "*" || p == "/" || p == "->" || p == "..")
+      // '<' and '>' are left out: they also bracket size parameters (`k<N>`).
+      static constexpr std::string_view operators[] = {
+          "=",  "+=", "*=", "max=", "min=", "+",  "-",  "*", "/", "->",
+          "..", "<=", ">=", "==",   "!=",   "&&", "||", "!", "?"};
+      if (std::find(std::begin(operators), std::end(operators), p) != std::end(operators))
         out.push_back({t.begin, t.end, OperatorT, 0});
       break;
     }

@@ -337,6 +337,7 @@ Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
   auto arg = [&](size_t i) {
     return convert(eval(e.args[i], lanes, read), e.args[i].type, e.type);
   };
+
   if (isInteger(e.type)) {
     switch (e.kind) {
     case ir::Expr::Kind::Neg:
@@ -374,6 +375,53 @@ Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
       args.push_back(arg(i));
     return call(e.fn, e.type, args, lanes);
   }
+  // A condition is an i1 per lane; both values of a selection are computed (they have no
+  // effects), then blended.
+  case ir::Expr::Kind::Compare:
+    return compare(e.cmp, arg(0), arg(1));
+  case ir::Expr::Kind::And:
+    return b_.CreateAnd(eval(e.args[0], lanes, read), eval(e.args[1], lanes, read));
+  case ir::Expr::Kind::Or:
+    return b_.CreateOr(eval(e.args[0], lanes, read), eval(e.args[1], lanes, read));
+  case ir::Expr::Kind::Not:
+    return b_.CreateNot(eval(e.args[0], lanes, read));
+  case ir::Expr::Kind::Select:
+    return b_.CreateSelect(eval(e.args[0], lanes, read), arg(1), arg(2));
+  }
+  return nullptr;
+}
+
+// As C compares: ordered comparisons (false with a NaN) except !=, which is unordered (true).
+Value *Values::compare(ir::Cmp c, Value *a, Value *b) {
+  if (a->getType()->isIntOrIntVectorTy()) {
+    switch (c) {
+    case ir::Cmp::Lt:
+      return b_.CreateICmpSLT(a, b);
+    case ir::Cmp::Le:
+      return b_.CreateICmpSLE(a, b);
+    case ir::Cmp::Gt:
+      return b_.CreateICmpSGT(a, b);
+    case ir::Cmp::Ge:
+      return b_.CreateICmpSGE(a, b);
+    case ir::Cmp::Eq:
+      return b_.CreateICmpEQ(a, b);
+    case ir::Cmp::Ne:
+      return b_.CreateICmpNE(a, b);
+    }
+  }
+  switch (c) {
+  case ir::Cmp::Lt:
+    return b_.CreateFCmpOLT(a, b);
+  case ir::Cmp::Le:
+    return b_.CreateFCmpOLE(a, b);
+  case ir::Cmp::Gt:
+    return b_.CreateFCmpOGT(a, b);
+  case ir::Cmp::Ge:
+    return b_.CreateFCmpOGE(a, b);
+  case ir::Cmp::Eq:
+    return b_.CreateFCmpOEQ(a, b);
+  case ir::Cmp::Ne:
+    return b_.CreateFCmpUNE(a, b);
   }
   return nullptr;
 }

@@ -8,6 +8,7 @@
 // complement), so sums agree with the interpreter's in any order. Conversions to an integer
 // type truncate toward zero and saturate. Functions follow the interpreter's definitions,
 // including its NaN behaviour for max, min and relu and its integer division (x / 0 is 0);
+// comparisons are C's (false with a NaN, except !=) and a condition is an i1 per lane;
 // exp, log, tanh and sigmoid are vector code (VectorMath.h), within a few ulp of the C library;
 // sin, cos, exp2, log2, pow, floor and round are LLVM's intrinsics (instructions or C library
 // calls, by target), erf the C library's, rsqrt 1 / sqrt(x).
@@ -63,6 +64,7 @@ private:
   // A C library function of one argument (NAME for double, NAMEf for float), lane by lane: for
   // a function with no LLVM intrinsic (erf).
   llvm::Value *libraryCall(const char *name, llvm::Value *x);
+  llvm::Value *compare(ir::Cmp c, llvm::Value *a, llvm::Value *b);
   llvm::Value *integerDiv(llvm::Value *n, llvm::Value *d, ir::ElemType t, unsigned lanes);
   // An integer value as a double, and a double converted to integer type t (saturating).
   llvm::Value *toReal(llvm::Value *v);

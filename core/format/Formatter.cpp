@@ -170,6 +170,8 @@ public:
     placed.assign(n, 0);
     placedEnd.assign(n, 0);
     unary_.assign(n, false);
+    angle_.assign(n, false);
+    ternaryColon_.assign(n, false);
     for (size_t i = 0; i < n; ++i) {
       bool first = i == 0 || a_.breaks[i] > 0;
       if (first)
@@ -271,10 +273,25 @@ private:
       statementIndent_ = closedIndent_;
       statementIsProperty_ = false;
     }
+    if (startsStatement(i) || continuesClosedDeclaration(i)) {
+      assigned_ = false;
+      instanceStatement_ = isKeyword(i, "instance");
+      pendingQuestions_ = 0;
+    }
     atBoundary_ = afterBrace_ = false;
-    unary_[i] = is(i, "-") && !(previous_ != npos && (kind(previous_) == TokenKind::Identifier ||
-                                                      kind(previous_) == TokenKind::Number ||
-                                                      is(previous_, ")") || is(previous_, "]")));
+    unary_[i] =
+        (is(i, "-") && !(previous_ != npos && (kind(previous_) == TokenKind::Identifier ||
+                                               kind(previous_) == TokenKind::Number ||
+                                               is(previous_, ")") || is(previous_, "]")))) ||
+        is(i, "!");
+    angle_[i] = isAngle(i);
+    ternaryColon_[i] = is(i, ":") && pendingQuestions_ > 0;
+    if (is(i, "?"))
+      ++pendingQuestions_;
+    else if (ternaryColon_[i])
+      --pendingQuestions_;
+    if (isAny(text(i), {"=", "+=", "*=", "max=", "min="}))
+      assigned_ = true;
     std::string_view t = text(i);
     if (kind(i) == TokenKind::Keyword && blockOf(t) != Block::None)
       head_ = blockOf(t);
@@ -292,10 +309,10 @@ private:
       } else if (t == ";") {
         atBoundary_ = true;
         brackets_.clear();
-      } else if (t == "(" || t == "[" || t == "<") {
+      } else if (t == "(" || t == "[" || (t == "<" && angle_[i])) {
         brackets_.push_back({t[0], lineIndent_});
         openedBracket_ = true;
-      } else if (t == ")" || t == "]" || t == ">") {
+      } else if (t == ")" || t == "]" || (t == ">" && angle_[i])) {
         if (matchingBracket(t[0]) != npos)
           brackets_.pop_back();
       }
@@ -303,6 +320,16 @@ private:
     previous2_ = previous_;
     previous_ = i;
     lineHasSignificant_ = true;
+  }
+
+  // Whether token i (a '<' or '>' not yet advanced over) brackets size parameters or arguments
+  // (`kernel k<N>`, `instance x = k<4>`) rather than compares: a '<' after a name outside a
+  // statement's value, a '>' that closes one.
+  bool isAngle(size_t i) const {
+    if (is(i, "<"))
+      return previous_ != npos && kind(previous_) == TokenKind::Identifier &&
+             (!assigned_ || instanceStatement_);
+    return is(i, ">") && matchingBracket('>') != npos;
   }
 
   // The innermost unclosed bracket if `close` closes it, else npos. (A mismatched closer
@@ -430,10 +457,12 @@ private:
   size_t spacesBetween(size_t i, size_t j) const {
     if (is(j, ",") || is(j, ";") || is(j, ")") || is(j, "]"))
       return 0;
-    if (is(i, "(") || is(i, "[") || is(i, "<") || is(j, ">"))
+    if (is(i, "(") || is(i, "[") || (is(i, "<") && angle_[i]) || (is(j, ">") && isAngle(j)))
       return 0;
     if (is(i, ".") || is(j, ".") || is(i, "..") || is(j, ".."))
       return 0;
+    if (is(j, ":") && pendingQuestions_ > 0) // `c ? a : b`
+      return 1;
     if (is(j, ":")) // `memory SPAD : DRAM`, but `A: f32`, `tile L1: n 64`
       return previous2_ != npos &&
                      (isKeyword(previous2_, "memory") || isKeyword(previous2_, "registers"))
@@ -443,8 +472,8 @@ private:
       return kind(i) == TokenKind::Identifier || is(i, ">") || unary_[i] ? 0 : 1;
     if (is(j, "["))
       return kind(i) == TokenKind::Identifier || is(i, "]") || is(i, ")") ? 0 : 1;
-    if (is(j, "<"))
-      return kind(i) == TokenKind::Identifier ? 0 : 1;
+    if (is(j, "<") && isAngle(j))
+      return 0;
     if (is(i, "{") && is(j, "}"))
       return 0;
     if (unary_[i])
@@ -459,7 +488,9 @@ private:
   bool wouldJoin(size_t i, size_t j) const {
     char x = text(i).back(), y = text(j).front();
     return (isWordChar(x) && isWordChar(y)) || (x == '-' && y == '>') || (x == '.' && y == '.') ||
-           (x == '+' && y == '=') || (x == '/' && (y == '/' || y == '*')) ||
+           ((x == '+' || x == '*' || x == '<' || x == '>' || x == '=' || x == '!') && y == '=') ||
+           (x == '&' && y == '&') || (x == '|' && y == '|') ||
+           (x == '/' && (y == '/' || y == '*')) ||
            (kind(i) == TokenKind::Number && text(j) == ".") ||
            (kind(i) == TokenKind::Identifier && (text(i) == "max" || text(i) == "min") && y == '=');
   }
@@ -489,6 +520,11 @@ private:
   Block head_ = Block::None;
   size_t previous_ = npos, previous2_ = npos; // the last two significant tokens
   std::vector<bool> unary_;
+  std::vector<bool> angle_;        // a '<' or '>' around size parameters or arguments
+  std::vector<bool> ternaryColon_; // the ':' of `c ? a : b`
+  bool assigned_ = false;          // the statement has passed its assignment operator
+  bool instanceStatement_ = false; // the statement is `instance x = k<...>;`
+  size_t pendingQuestions_ = 0;    // '?' of the statement whose ':' has not come yet
 };
 
 // "line L, column C" of a byte offset, 1-based.

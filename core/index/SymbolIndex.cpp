@@ -80,18 +80,67 @@ bool isPropertyKey(Block b, std::string_view key) {
 
 // ---- short texts for details ------------------------------------------------------------------
 
+// The grammar's levels, loosest first; comparisons do not chain, so a comparison on the right
+// of one keeps its parentheses.
+constexpr int kCompareLevel = 4;
 int precedence(const ast::Expr &e) {
   switch (e.kind) {
+  case ExprKind::Select:
+    return 0;
+  case ExprKind::Or:
+    return 1;
+  case ExprKind::And:
+    return 2;
+  case ExprKind::Not:
+    return 3;
+  case ExprKind::Lt:
+  case ExprKind::Le:
+  case ExprKind::Gt:
+  case ExprKind::Ge:
+  case ExprKind::Eq:
+  case ExprKind::Ne:
+    return kCompareLevel;
   case ExprKind::Add:
   case ExprKind::Sub:
-    return 1;
+    return 5;
   case ExprKind::Mul:
   case ExprKind::Div:
-    return 2;
+    return 6;
   case ExprKind::Neg:
-    return 3;
+    return 7;
   default:
-    return 4;
+    return 8;
+  }
+}
+
+const char *binaryText(ExprKind k) {
+  switch (k) {
+  case ExprKind::Add:
+    return " + ";
+  case ExprKind::Sub:
+    return " - ";
+  case ExprKind::Mul:
+    return " * ";
+  case ExprKind::Div:
+    return " / ";
+  case ExprKind::Lt:
+    return " < ";
+  case ExprKind::Le:
+    return " <= ";
+  case ExprKind::Gt:
+    return " > ";
+  case ExprKind::Ge:
+    return " >= ";
+  case ExprKind::Eq:
+    return " == ";
+  case ExprKind::Ne:
+    return " != ";
+  case ExprKind::And:
+    return " && ";
+  case ExprKind::Or:
+    return " || ";
+  default:
+    return " ? ";
   }
 }
 
@@ -139,27 +188,32 @@ void appendExpr(std::string &out, const ast::Expr *e) {
     out += e->kind == ExprKind::Access ? ']' : ')';
     return;
   case ExprKind::Neg:
-    out += '-';
+  case ExprKind::Not:
+    out += e->kind == ExprKind::Neg ? '-' : '!';
     if (!e->args.empty())
-      appendOperand(out, e->args[0].get(), e->args[0] && precedence(*e->args[0]) < 3);
+      appendOperand(out, e->args[0].get(), e->args[0] && precedence(*e->args[0]) <= precedence(*e));
     return;
-  case ExprKind::Add:
-  case ExprKind::Sub:
-  case ExprKind::Mul:
-  case ExprKind::Div: {
+  case ExprKind::Select:
+    if (e->args.size() != 3)
+      return;
+    appendOperand(out, e->args[0].get(), e->args[0] && precedence(*e->args[0]) == 0);
+    out += " ? ";
+    appendExpr(out, e->args[1].get());
+    out += " : ";
+    appendExpr(out, e->args[2].get());
+    return;
+  default: {
     if (e->args.size() != 2)
       return;
     int p = precedence(*e);
     const ast::Expr *l = e->args[0].get(), *r = e->args[1].get();
     appendOperand(out, l, l && precedence(*l) < p);
-    out += e->kind == ExprKind::Add   ? " + "
-           : e->kind == ExprKind::Sub ? " - "
-           : e->kind == ExprKind::Mul ? " * "
-                                      : " / ";
+    out += binaryText(e->kind);
     // `a - (b - c)` and `a / (b * c)` keep their parentheses.
     bool rightParens =
         r && (precedence(*r) < p ||
-              (precedence(*r) == p && (e->kind == ExprKind::Sub || e->kind == ExprKind::Div)));
+              (precedence(*r) == p &&
+               (e->kind == ExprKind::Sub || e->kind == ExprKind::Div || p == kCompareLevel)));
     appendOperand(out, r, rightParens);
     return;
   }

@@ -102,6 +102,16 @@ double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &
       args.push_back(arg(i));
     return applyFn(e.fn, e.type, args);
   }
+  case ir::Expr::Kind::Compare:
+    return ir::compare(e.cmp, arg(0), arg(1)) ? 1 : 0;
+  case ir::Expr::Kind::And:
+    return arg(0) != 0 && arg(1) != 0 ? 1 : 0;
+  case ir::Expr::Kind::Or:
+    return arg(0) != 0 || arg(1) != 0 ? 1 : 0;
+  case ir::Expr::Kind::Not:
+    return arg(0) != 0 ? 0 : 1;
+  case ir::Expr::Kind::Select:
+    return arg(0) != 0 ? arg(1) : arg(2);
   }
   return 0;
 }

@@ -203,6 +203,71 @@ int fnArity(Fn f) {
   return f == Fn::Max || f == Fn::Min || f == Fn::Pow ? 2 : 1;
 }
 
+const char *cmpText(Cmp c) {
+  switch (c) {
+  case Cmp::Lt:
+    return "<";
+  case Cmp::Le:
+    return "<=";
+  case Cmp::Gt:
+    return ">";
+  case Cmp::Ge:
+    return ">=";
+  case Cmp::Eq:
+    return "==";
+  case Cmp::Ne:
+    return "!=";
+  }
+  return "?";
+}
+
+bool compare(Cmp c, double a, double b) {
+  switch (c) {
+  case Cmp::Lt:
+    return a < b;
+  case Cmp::Le:
+    return a <= b;
+  case Cmp::Gt:
+    return a > b;
+  case Cmp::Ge:
+    return a >= b;
+  case Cmp::Eq:
+    return a == b;
+  case Cmp::Ne:
+    return a != b;
+  }
+  return false;
+}
+
+bool isCondition(const Expr &e) {
+  return e.kind == Expr::Kind::Compare || e.kind == Expr::Kind::And || e.kind == Expr::Kind::Or ||
+         e.kind == Expr::Kind::Not;
+}
+
+int exprArity(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Kind::Const:
+  case Expr::Kind::Read:
+    return 0;
+  case Expr::Kind::Neg:
+  case Expr::Kind::Not:
+    return 1;
+  case Expr::Kind::Add:
+  case Expr::Kind::Sub:
+  case Expr::Kind::Mul:
+  case Expr::Kind::Div:
+  case Expr::Kind::Compare:
+  case Expr::Kind::And:
+  case Expr::Kind::Or:
+    return 2;
+  case Expr::Kind::Select:
+    return 3;
+  case Expr::Kind::Call:
+    return fnArity(e.fn);
+  }
+  return 0;
+}
+
 int64_t Statement::pointCount() const {
   int64_t n = 1;
   for (const auto &i : indices)
@@ -213,10 +278,11 @@ int64_t Statement::pointCount() const {
 namespace {
 
 int exprFlops(const Expr &e) {
-  int n = e.kind == Expr::Kind::Add || e.kind == Expr::Kind::Sub || e.kind == Expr::Kind::Mul ||
-                  e.kind == Expr::Kind::Div || (e.kind == Expr::Kind::Call && e.fn != Fn::Cast)
-              ? 1
-              : 0;
+  // A comparison, a selection and a logical operation each count one, as an arithmetic one.
+  int n = e.kind == Expr::Kind::Const || e.kind == Expr::Kind::Read || e.kind == Expr::Kind::Neg ||
+                  (e.kind == Expr::Kind::Call && e.fn == Fn::Cast)
+              ? 0
+              : 1;
   for (const auto &a : e.args)
     n += exprFlops(a);
   return n;
@@ -290,18 +356,29 @@ std::string printAffine(const Affine &a, const Statement &s) {
   return out;
 }
 
+// The grammar's levels, loosest first.
 int precedence(const Expr &e) {
   switch (e.kind) {
+  case Expr::Kind::Select:
+    return 0;
+  case Expr::Kind::Or:
+    return 1;
+  case Expr::Kind::And:
+    return 2;
+  case Expr::Kind::Not:
+    return 3;
+  case Expr::Kind::Compare:
+    return 4;
   case Expr::Kind::Add:
   case Expr::Kind::Sub:
-    return 1;
+    return 5;
   case Expr::Kind::Mul:
   case Expr::Kind::Div:
-    return 2;
+    return 6;
   case Expr::Kind::Neg:
-    return 3;
+    return 7;
   default:
-    return 4;
+    return 8;
   }
 }
 
@@ -328,7 +405,9 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
     std::string t = printExpr(child, s, tensors);
     bool paren = precedence(child) < precedence(e) ||
                  (rightSide && precedence(child) == precedence(e) &&
-                  (e.kind == Expr::Kind::Sub || e.kind == Expr::Kind::Div));
+                  (e.kind == Expr::Kind::Sub || e.kind == Expr::Kind::Div ||
+                   e.kind == Expr::Kind::Compare)) ||
+                 (!rightSide && e.kind == Expr::Kind::Select && child.kind == e.kind);
     return paren ? "(" + t + ")" : t;
   };
   switch (e.kind) {
@@ -353,6 +432,17 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
       out += (i ? ", " : "") + printExpr(e.args[i], s, tensors);
     return out + ")";
   }
+  case Expr::Kind::Compare:
+    return sub(e.args[0], false) + " " + cmpText(e.cmp) + " " + sub(e.args[1], true);
+  case Expr::Kind::And:
+    return sub(e.args[0], false) + " && " + sub(e.args[1], true);
+  case Expr::Kind::Or:
+    return sub(e.args[0], false) + " || " + sub(e.args[1], true);
+  case Expr::Kind::Not:
+    return "!(" + printExpr(e.args[0], s, tensors) + ")";
+  case Expr::Kind::Select:
+    return sub(e.args[0], false) + " ? " + printExpr(e.args[1], s, tensors) + " : " +
+           sub(e.args[2], true);
   }
   return "?";
 }

@@ -95,15 +95,29 @@ constexpr Fn kLastFn = Fn::Round;
 int fnArity(Fn f);
 const char *fnName(Fn f);
 
+enum class Cmp { Lt, Le, Gt, Ge, Eq, Ne };
+const char *cmpText(Cmp c); // "<", "<=", ">", ">=", "==", "!="
+// Whether `a c b` holds, as C compares: any comparison with a NaN is false, except !=.
+bool compare(Cmp c, double a, double b);
+
+// A value, or a condition (Compare, And, Or, Not): a truth value, which appears only as the
+// first operand of a Select or an operand of And, Or and Not. A condition's value is 1 or 0
+// where executors compute with doubles.
 struct Expr {
-  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call };
+  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Compare, And, Or, Not, Select };
   Kind kind = Kind::Const;
+  // A value's element type; a Compare's is that of the values it compares (And, Or and Not
+  // keep the default and mean nothing by it).
   ElemType type = ElemType::F32;
-  double value = 0; // Const
-  Access access;    // Read
-  Fn fn = Fn::Exp;  // Call (Cast converts args[0] to `type`)
-  std::vector<Expr> args;
+  double value = 0;       // Const
+  Access access;          // Read
+  Fn fn = Fn::Exp;        // Call (Cast converts args[0] to `type`)
+  Cmp cmp = Cmp::Lt;      // Compare: args[0] cmp args[1]
+  std::vector<Expr> args; // Select: the condition, then the value if it holds, else the other
 };
+bool isCondition(const Expr &e);
+// The number of operands a node of e's kind (and function) has.
+int exprArity(const Expr &e);
 
 struct Index {
   std::string name;

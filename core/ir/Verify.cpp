@@ -7,24 +7,6 @@ namespace isam::ir {
 
 namespace {
 
-int arity(const Expr &e) {
-  switch (e.kind) {
-  case Expr::Kind::Const:
-  case Expr::Kind::Read:
-    return 0;
-  case Expr::Kind::Neg:
-    return 1;
-  case Expr::Kind::Add:
-  case Expr::Kind::Sub:
-  case Expr::Kind::Mul:
-  case Expr::Kind::Div:
-    return 2;
-  case Expr::Kind::Call:
-    return fnArity(e.fn);
-  }
-  return 0;
-}
-
 class KernelVerifier {
 public:
   explicit KernelVerifier(const Kernel &k) : k_(k) {}
@@ -176,9 +158,9 @@ private:
   }
 
   void expr(const Statement &s, const Expr &e, std::vector<const Access *> &reads) {
-    if (int(e.args.size()) != arity(e)) {
+    if (int(e.args.size()) != exprArity(e)) {
       fail(s.range, "an expression node has " + std::to_string(e.args.size()) +
-                        " operands instead of " + std::to_string(arity(e)));
+                        " operands instead of " + std::to_string(exprArity(e)));
       return;
     }
     if (e.kind == Expr::Kind::Read) {
@@ -190,8 +172,16 @@ private:
       return;
     }
     bool conversion = e.kind == Expr::Kind::Call && e.fn == Fn::Cast;
-    for (const Expr &a : e.args) {
-      if (!conversion && a.type != e.type)
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      const Expr &a = e.args[i];
+      // Conditions are what And, Or and Not combine and what a Select's first operand is;
+      // everything else is a value of the node's own type.
+      bool wantsCondition = e.kind == Expr::Kind::And || e.kind == Expr::Kind::Or ||
+                            e.kind == Expr::Kind::Not || (e.kind == Expr::Kind::Select && i == 0);
+      if (isCondition(a) != wantsCondition)
+        fail(s.range, wantsCondition ? "a value where a condition belongs"
+                                     : "a condition where a value belongs");
+      else if (!wantsCondition && !conversion && a.type != e.type)
         fail(s.range, std::string("an operand typed ") + elemTypeName(a.type) + " under a " +
                           elemTypeName(e.type) + " operation");
       expr(s, a, reads);
@@ -232,6 +222,8 @@ private:
     writeAccess(s);
     std::vector<const Access *> reads;
     size_t before = out_.size();
+    if (isCondition(s.rhs))
+      fail(s.range, "the right-hand side is a condition, not a value");
     expr(s, s.rhs, reads);
     bool lhsOk = s.lhs.tensor >= 0 && size_t(s.lhs.tensor) < k_.tensors.size();
     if (lhsOk && s.rhs.type != k_.tensors[size_t(s.lhs.tensor)].type)

@@ -74,6 +74,10 @@ bool sameExpr(const ir::Expr &a, const ir::Expr &b) {
     if (a.fn != b.fn)
       return false;
     break;
+  case ir::Expr::Kind::Compare:
+    if (a.cmp != b.cmp)
+      return false;
+    break;
   default:
     break;
   }
@@ -150,6 +154,8 @@ struct Unifier {
       return;
     }
     if (ie.kind == K::Call && (ie.fn != se.fn || (ie.fn == ir::Fn::Cast && ie.type != se.type)))
+      return;
+    if (ie.kind == K::Compare && (ie.cmp != se.cmp || ie.type != se.type))
       return;
     std::vector<std::vector<size_t>> orders = {{}};
     for (size_t i = 0; i < ie.args.size(); ++i)

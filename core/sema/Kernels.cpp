@@ -38,7 +38,7 @@ bool checkUnique(const std::vector<const ast::Ident *> &names, DiagnosticSink &d
 }
 
 // The element type an implicit local takes: that of the first tensor its defining statement
-// reads, or of an explicit conversion.
+// reads (outside a selection's condition), or of an explicit conversion.
 std::optional<ir::ElemType> inferredType(const ast::Expr &e, const LowerContext &ctx) {
   if (e.kind == ast::Expr::Kind::Call)
     if (auto t = ir::parseElemType(e.name.name))
@@ -48,9 +48,11 @@ std::optional<ir::ElemType> inferredType(const ast::Expr &e, const LowerContext 
     if (t >= 0) // an implicit local read here already has its type: it was inferred the same way
       return ctx.tensors[t].type;
   }
-  for (const auto &a : e.args)
-    if (e.kind != ast::Expr::Kind::Access)
-      if (auto t = inferredType(*a, ctx))
+  // A selection's type is its values', not what its condition compares.
+  size_t from = e.kind == ast::Expr::Kind::Select ? 1 : 0;
+  if (e.kind != ast::Expr::Kind::Access)
+    for (size_t i = from; i < e.args.size(); ++i)
+      if (auto t = inferredType(*e.args[i], ctx))
         return t;
   return std::nullopt;
 }

@@ -129,8 +129,7 @@ std::optional<int64_t> evalSize(const ast::Expr &e, const Sizes &sizes, Diagnost
     }
     return r;
   }
-  case K::Access:
-  case K::Call:
+  default: // reads, calls, comparisons, selections
     diags.error("E0302", e.range, what + " may use only integers and size parameters");
     return std::nullopt;
   }
@@ -576,6 +575,12 @@ private:
                    "are not allowed in an index");
       failed_ = true;
       return a;
+    default:
+      diags_.error("E0308", e.range,
+                   "an index must be affine in index variables; comparisons and selections are "
+                   "not allowed in an index");
+      failed_ = true;
+      return a;
     }
     return a;
   }
@@ -633,8 +638,113 @@ private:
     case K::Mul:
     case K::Div:
       return arithmeticExpr(e, type);
+    case K::Select:
+      return selectExpr(e, type);
+    default: // a condition
+      diags_.error("E0312", e.range,
+                   "a condition (a comparison, &&, || or !) is not a value; select a value with "
+                   "it: `c ? a : b`");
+      failed_ = true;
+      return ir::Expr();
     }
     return ir::Expr();
+  }
+
+  // `c ? a : b`: a and b of one type, which is the selection's.
+  ir::Expr selectExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    out.kind = ir::Expr::Kind::Select;
+    out.args.push_back(condition(*e.args[0]));
+    std::vector<std::optional<ir::ElemType>> types(2);
+    out.args.push_back(expr(*e.args[1], types[0]));
+    out.args.push_back(expr(*e.args[2], types[1]));
+    type = unify(types, e);
+    finishTypes(out, type);
+    return out;
+  }
+
+  // A comparison of two values, or conditions combined with &&, || and !.
+  ir::Expr condition(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    ir::Expr out;
+    switch (e.kind) {
+    case K::And:
+    case K::Or:
+    case K::Not:
+      out.kind = e.kind == K::And  ? ir::Expr::Kind::And
+                 : e.kind == K::Or ? ir::Expr::Kind::Or
+                                   : ir::Expr::Kind::Not;
+      for (const auto &a : e.args)
+        out.args.push_back(condition(*a));
+      return out;
+    case K::Lt:
+    case K::Le:
+    case K::Gt:
+    case K::Ge:
+    case K::Eq:
+    case K::Ne:
+      return comparison(e);
+    default:
+      diags_.error("E0312", e.range,
+                   "a condition must compare values (`x > 0`), maybe combined with &&, || and "
+                   "!; this is a value");
+      failed_ = true;
+      return out;
+    }
+  }
+
+  ir::Expr comparison(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    ir::Expr out;
+    out.kind = ir::Expr::Kind::Compare;
+    out.cmp = e.kind == K::Lt   ? ir::Cmp::Lt
+              : e.kind == K::Le ? ir::Cmp::Le
+              : e.kind == K::Gt ? ir::Cmp::Gt
+              : e.kind == K::Ge ? ir::Cmp::Ge
+              : e.kind == K::Eq ? ir::Cmp::Eq
+                                : ir::Cmp::Ne;
+    std::vector<std::optional<ir::ElemType>> types(2);
+    for (size_t i = 0; i < 2; ++i) {
+      if (isConditionSyntax(*e.args[i])) {
+        diags_.error("E0312", e.range, "comparisons do not chain; combine them: `a < b && b < c`");
+        failed_ = true;
+        return out;
+      }
+      out.args.push_back(expr(*e.args[i], types[i]));
+    }
+    // Two literals compare exactly in f64.
+    std::optional<ir::ElemType> type = unify(types, e);
+    finishTypes(out, type ? type : ir::ElemType::F64);
+    if (!ir::isFloat(out.type))
+      for (size_t i = 0; i < 2; ++i)
+        checkIntegerLiteral(out.args[i], *e.args[i], out.type);
+    return out;
+  }
+
+  static bool isConditionSyntax(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    return e.kind == K::Lt || e.kind == K::Le || e.kind == K::Gt || e.kind == K::Ge ||
+           e.kind == K::Eq || e.kind == K::Ne || e.kind == K::And || e.kind == K::Or ||
+           e.kind == K::Not;
+  }
+
+  // A literal compared with an integer must be one of the type's values: `X[i] < 0.5` or an i8
+  // `X[i] < 200` would otherwise compare with the literal converted (0, -56).
+  void checkIntegerLiteral(const ir::Expr &value, const ast::Expr &written, ir::ElemType type) {
+    if (value.kind != ir::Expr::Kind::Const || failed_)
+      return;
+    int bits = 8 * ir::elemTypeBytes(type);
+    double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1) - 1;
+    if (value.value == std::trunc(value.value) && value.value >= lo && value.value <= hi)
+      return;
+    bool fraction = value.value != std::trunc(value.value);
+    diags_.error("E0304", written.range,
+                 "this literal is not an " + std::string(ir::elemTypeName(type)) +
+                     " value, but it is compared with one; convert the other side, e.g. " +
+                     (fraction                    ? "f32(...)"
+                      : type == ir::ElemType::I32 ? "f64(...)"
+                                                  : "i32(...)"));
+    failed_ = true;
   }
 
   // A size parameter (a constant), a scalar tensor (a read), or an error.
@@ -832,14 +942,19 @@ private:
     }
   }
 
+  // A condition's types are its own business (what it compares), settled when it was lowered;
+  // a selection's type is that of its two values.
   static bool typed(const ir::Expr &e) {
-    if (e.kind == ir::Expr::Kind::Read || (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast))
+    if (e.kind == ir::Expr::Kind::Read ||
+        (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast) || ir::isCondition(e))
       return true;
-    return std::any_of(e.args.begin(), e.args.end(), [](const ir::Expr &a) { return typed(a); });
+    auto from = e.args.begin() + (e.kind == ir::Expr::Kind::Select ? 1 : 0);
+    return std::any_of(from, e.args.end(), [](const ir::Expr &a) { return typed(a); });
   }
 
   static void setConstTypes(ir::Expr &e, ir::ElemType t) {
-    if (e.kind == ir::Expr::Kind::Read || (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast))
+    if (e.kind == ir::Expr::Kind::Read ||
+        (e.kind == ir::Expr::Kind::Call && e.fn == ir::Fn::Cast) || ir::isCondition(e))
       return;
     e.type = t;
     for (auto &a : e.args)

@@ -25,7 +25,29 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 // One node type for tensor expressions, index expressions and shapes.
 struct Expr {
-  enum class Kind { Number, Name, Access, Call, Neg, Add, Sub, Mul, Div };
+  // Lt..Ne compare two values, And, Or and Not combine conditions, Select is `c ? a : b`
+  // (args: the condition, then the two values).
+  enum class Kind {
+    Number,
+    Name,
+    Access,
+    Call,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    Not,
+    Select
+  };
   Kind kind = Kind::Number;
   SourceRange range;
   double number = 0;         // Number

@@ -824,34 +824,34 @@ private:
       }
       return e;
     }
-    if (alt == typeid(P::NegExprContext)) {
-      auto operand = expr(rule<P::ExprContext>(c, P::RuleExpr));
-      if (!operand)
-        return nullptr;
-      e->kind = ast::Expr::Kind::Neg;
-      e->args.push_back(std::move(operand));
-      return e;
-    }
+    size_t operands = 2;
     antlr4::Token *op = nullptr;
-    if (alt == typeid(P::AddExprContext))
+    if (alt == typeid(P::NegExprContext) || alt == typeid(P::NotExprContext)) {
+      e->kind = alt == typeid(P::NegExprContext) ? ast::Expr::Kind::Neg : ast::Expr::Kind::Not;
+      operands = 1;
+    } else if (alt == typeid(P::SelectExprContext)) {
+      e->kind = ast::Expr::Kind::Select;
+      operands = 3;
+    } else if (alt == typeid(P::AddExprContext)) {
       op = static_cast<P::AddExprContext *>(c)->op;
-    else if (alt == typeid(P::MulExprContext))
+    } else if (alt == typeid(P::MulExprContext)) {
       op = static_cast<P::MulExprContext *>(c)->op;
-    if (!op)
+    } else if (alt == typeid(P::CompareExprContext)) {
+      op = static_cast<P::CompareExprContext *>(c)->op;
+    } else if (alt == typeid(P::AndExprContext)) {
+      op = static_cast<P::AndExprContext *>(c)->op;
+    } else if (alt == typeid(P::OrExprContext)) {
+      op = static_cast<P::OrExprContext *>(c)->op;
+    } else {
       return nullptr;
-    switch (op->getType()) {
-    case IsamLexer::PLUS:
-      e->kind = ast::Expr::Kind::Add;
-      break;
-    case IsamLexer::MINUS:
-      e->kind = ast::Expr::Kind::Sub;
-      break;
-    case IsamLexer::STAR:
-      e->kind = ast::Expr::Kind::Mul;
-      break;
-    default:
-      e->kind = ast::Expr::Kind::Div;
-      break;
+    }
+    if (operands == 2) {
+      if (!op)
+        return nullptr;
+      auto kind = binaryKind(op->getType());
+      if (!kind)
+        return nullptr;
+      e->kind = *kind;
     }
     for (auto *o : rules<P::ExprContext>(c, P::RuleExpr)) {
       auto a = expr(o);
@@ -859,9 +859,41 @@ private:
         return nullptr;
       e->args.push_back(std::move(a));
     }
-    if (e->args.size() != 2)
+    if (e->args.size() != operands)
       return nullptr;
     return e;
+  }
+
+  static std::optional<ast::Expr::Kind> binaryKind(size_t token) {
+    using K = ast::Expr::Kind;
+    switch (token) {
+    case IsamLexer::PLUS:
+      return K::Add;
+    case IsamLexer::MINUS:
+      return K::Sub;
+    case IsamLexer::STAR:
+      return K::Mul;
+    case IsamLexer::SLASH:
+      return K::Div;
+    case IsamLexer::LT:
+      return K::Lt;
+    case IsamLexer::LE:
+      return K::Le;
+    case IsamLexer::GT:
+      return K::Gt;
+    case IsamLexer::GE:
+      return K::Ge;
+    case IsamLexer::EQ:
+      return K::Eq;
+    case IsamLexer::NE:
+      return K::Ne;
+    case IsamLexer::AND:
+      return K::And;
+    case IsamLexer::OR:
+      return K::Or;
+    default:
+      return std::nullopt;
+    }
   }
 
   ast::ExprPtr access(P::AccessContext *c) {

@@ -53,13 +53,11 @@ using ir::ElemType;
 // splitmix64: the same sequence everywhere.
 class Rng {
 public:
-  explicit Rng(uint64_t seed) : s_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  // SplitMix64. The seed is mixed before it becomes the state: a state of seed * gamma would
+  // make seed n + 1's stream seed n's shifted by one draw, so that consecutive seeds generated
+  // nearly the same kernels (and some choices, such as one function, never came up at all).
+  explicit Rng(uint64_t seed) : s_(mix(seed + 0x632BE59BD9B4E019ull)) {}
+  uint64_t next() { return mix(s_ += 0x9E3779B97F4A7C15ull); }
   int64_t below(int64_t n) { return n <= 1 ? 0 : int64_t(next() % uint64_t(n)); }
   bool chance(int percent) { return below(100) < percent; }
   // An index into `weights`, chosen in proportion to them.
@@ -81,6 +79,12 @@ public:
   }
 
 private:
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
   uint64_t s_;
 };
 
@@ -431,8 +435,9 @@ private:
         return std::nullopt;
       return t->type;
     }
-    for (const auto &a : e.args)
-      if (auto t = inferredType(a))
+    // A selection's type is its values', not what its condition compares.
+    for (size_t i = e.kind == Expr::Kind::Select ? 1 : 0; i < e.args.size(); ++i)
+      if (auto t = inferredType(e.args[i]))
         return t;
     return std::nullopt;
   }
@@ -520,7 +525,7 @@ private:
     }
     if (depth <= 0 || rng_.chance(25))
       return rng_.chance(12) ? constant(type, v) : read(type, v);
-    switch (rng_.weighted({40, 8, 5, 35, 8})) {
+    switch (rng_.weighted({40, 8, 5, 35, 8, 8})) {
     case 0: { // + - *
       Iv a, b;
       Expr l = expr(depth - 1, type, a), r = expr(depth - 1, type, b);
@@ -579,9 +584,52 @@ private:
     }
     case 3:
       return call(depth, type, v);
-    default:
+    case 4:
       return conversion(depth, type, v);
+    default: { // c ? a : b
+      Iv a, b;
+      Expr e;
+      e.kind = Expr::Kind::Select;
+      e.args.push_back(condition(type, 2));
+      e.args.push_back(expr(depth - 1, type, a));
+      e.args.push_back(expr(depth - 1, type, b));
+      v = hull(a, b);
+      trait("select");
+      return e;
     }
+    }
+  }
+
+  // A comparison of an input read with another or with an integer constant inside its range,
+  // sometimes combined with &&, || and !. Inputs and such constants are exact in every type and
+  // every executor, so no executor's rounding can move a value across the comparison.
+  Expr condition(ElemType type, int depth) {
+    Expr e;
+    if (depth > 0 && rng_.chance(30)) {
+      e.kind = Expr::Kind::Logic;
+      size_t op = rng_.weighted({40, 40, 20});
+      e.fn = op == 0 ? "&&" : op == 1 ? "||" : "!";
+      e.args.push_back(condition(type, depth - 1));
+      if (op != 2)
+        e.args.push_back(condition(type, depth - 1));
+      trait("logic");
+      return e;
+    }
+    static const std::vector<std::string> ops = {"<", "<=", ">", ">=", "==", "!="};
+    e.kind = Expr::Kind::Compare;
+    e.fn = rng_.pick(ops);
+    Iv a, b;
+    e.args.push_back(newInputRead(type, a, ""));
+    if (rng_.chance(50)) {
+      e.args.push_back(newInputRead(type, b, ""));
+    } else {
+      Expr c;
+      c.kind = Expr::Kind::Const;
+      c.value = std::round((a.lo + a.hi) / 2);
+      e.args.push_back(std::move(c));
+    }
+    trait("compare");
+    return e;
   }
 
   Expr abs(Expr x) {

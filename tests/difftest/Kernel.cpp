@@ -142,6 +142,14 @@ std::string printExpr(const Expr &e) {
   }
   case Expr::Kind::Cast:
     return std::string(ir::elemTypeName(e.to)) + "(" + printExpr(e.args[0]) + ")";
+  case Expr::Kind::Compare:
+    return operand(e.args[0]) + " " + e.fn + " " + operand(e.args[1]);
+  case Expr::Kind::Logic:
+    if (e.args.size() == 1)
+      return e.fn + operand(e.args[0]);
+    return operand(e.args[0]) + " " + e.fn + " " + operand(e.args[1]);
+  case Expr::Kind::Select:
+    return operand(e.args[0]) + " ? " + operand(e.args[1]) + " : " + operand(e.args[2]);
   }
   return "0";
 }

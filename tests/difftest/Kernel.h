@@ -37,12 +37,14 @@ struct IndexExpr {
 };
 
 struct Expr {
-  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Cast };
+  // Compare: args[0] fn args[1] (fn "<", "<=", ...); Logic: fn "&&", "||" or "!" of
+  // conditions; Select: args[0] (a condition) ? args[1] : args[2].
+  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Cast, Compare, Logic, Select };
   Kind kind = Kind::Const;
   double value = 0;                    // Const
   std::string tensor;                  // Read
   std::vector<IndexExpr> indices;      // Read
-  std::string fn;                      // Call: exp, tanh, sigmoid, relu, max, min, sqrt, log, abs
+  std::string fn;                      // Call: exp, tanh, ...; Compare and Logic: the operator
   ir::ElemType to = ir::ElemType::F32; // Cast
   std::vector<Expr> args;
 };

@@ -300,6 +300,8 @@ std::string fingerprint(const Kernel &k) {
         tags.insert("fn:" + e.fn);
       if (e.kind == Expr::Kind::Cast)
         tags.insert("cast");
+      if (e.kind == Expr::Kind::Select)
+        tags.insert("select");
       if (e.kind == Expr::Kind::Read) {
         if (e.tensor == st.lhs)
           tags.insert("self-read");

@@ -269,6 +269,18 @@ std::vector<Case> cases() {
        text("kernel k<N>(A: f32[N, N]) -> (B: f32[N]) { B[i] = A[i, i]; "
             "B[i] += B[i] * A[i, j]; }\n"),
        "B[i]", "'B' is read by the reduction that writes it"},
+      {"E0312_ConditionAsValue", "E0312", text(k2 + "B[i] = A[i] > 0; }\n"), "A[i] > 0",
+       "a condition (a comparison, &&, || or !) is not a value"},
+      {"E0312_ValueAsCondition", "E0312", text(k2 + "B[i] = A[i] ? 1 : 0; }\n"), "A[i]",
+       "a condition must compare values"},
+      {"E0312_ChainedComparison", "E0312", text(k2 + "B[i] = 0 < A[i] < 1 ? 1 : 0; }\n"),
+       "0 < A[i] < 1", "comparisons do not chain"},
+      {"E0308_ConditionInAnIndex", "E0308", text(k2 + "B[i] = A[i > 0 ? i : 0]; }\n"),
+       "i > 0 ? i : 0", "comparisons and selections are not allowed in an index"},
+      {"E0304_LiteralNotOfTheComparedType", "E0304", text(k2 + "B[i] = X[i] < 0.5 ? A[i] : 0; }\n"),
+       "0.5", "this literal is not an i32 value, but it is compared with one"},
+      {"E0304_SelectedValuesOfTwoTypes", "E0304", text(k2 + "B[i] = A[i] > 0 ? A[i] : X[i]; }\n"),
+       "A[i] > 0 ? A[i] : X[i]", "mixed element types f32 and i32"},
       // ---- sizes and ranges
       // ----------------------------------------------------------------------
       {"E0401_TooManySizeArguments", "E0401", text(k + "instance x = k<4, 5>;\n"),

@@ -123,7 +123,7 @@ std::vector<Case> cases() {
 }
 
 // The constructs of issue 20: product reductions (from 1, onto earlier values, wrapping in
-// integers, over a reduction long enough to run in vector lanes).
+// integers, over a reduction long enough to run in vector lanes) and selections.
 std::vector<Case> constructCases() {
   return {
       {"product", "kernel k<N, K>(A: f32[N, K]) -> (P: f32[N]) { P[n] *= A[n, k] + 1; }\n"
@@ -145,6 +145,32 @@ std::vector<Case> constructCases() {
                            "instance product_i8_wraps = k<21, 7>;\n"},
       {"product_f16", "kernel k<N, K>(A: f16[N, K]) -> (P: f16[N]) { P[n] *= A[n, k] + 1; }\n"
                       "instance product_f16 = k<9, 5>;\n"},
+      // Selections: leaky ReLU, masks, conditions combined, selections inside reductions and
+      // functions, integer and f16 comparisons, on sizes with a vector remainder.
+      {"select_leaky_relu",
+       "kernel k<N>(X: f32[N]) -> (Y: f32[N]) { Y[i] = X[i] > 0 ? X[i] : 0.01 * X[i]; }\n"
+       "instance select_leaky_relu = k<67>;\n"},
+      {"select_combined_conditions",
+       "kernel k<N>(X: i32[N], L: i32[N]) -> (Y: i32[N]) {\n"
+       "  Y[i] = X[i] < -3 || X[i] >= L[i] ? 0 : !(X[i] == 2) && X[i] != 7 ? X[i] * 2 : -1;\n"
+       "}\n"
+       "instance select_combined_conditions = k<37>;\n"},
+      {"select_in_reduction",
+       "kernel k<N, M>(S: f32[N, M], K: f32[N, M]) -> (Y: f32[N, M], Z: f32[N], W: f32[N]) {\n"
+       "  Y[i, j] = K[i, j] >= 0.25 ? S[i, j] : -1e30;\n"
+       "  Z[i] max= K[i, j] < S[i, j] ? S[i, j] : K[i, j];\n"
+       "  W[i] += exp(K[i, j] <= 0 ? S[i, j] : 0);\n"
+       "}\n"
+       "instance select_in_reduction = k<7, 19>;\n"},
+      {"select_f16_and_f64", "kernel k<N>(H: f16[N], D: f64[N]) -> (A: f16[N], B: f64[N]) {\n"
+                             "  A[i] = H[i] != 0.5 && H[i] > -0.25 ? H[i] * H[i] : H[i];\n"
+                             "  B[i] = f32(D[i]) < 0.125 ? D[i] : D[i] + 2;\n"
+                             "}\n"
+                             "instance select_f16_and_f64 = k<29>;\n"},
+      {"select_i8_compare_in_f32", "kernel k<N>(Q: i8[N], X: f32[N]) -> (Y: f32[N]) {\n"
+                                   "  Y[i] = Q[i] >= -100 && Q[i] < 100 ? X[i] : f32(Q[i]);\n"
+                                   "}\n"
+                                   "instance select_i8_compare_in_f32 = k<41>;\n"},
   };
 }
 
