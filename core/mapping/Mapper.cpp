@@ -114,6 +114,24 @@ void subtrees(const ir::Expr &e, std::vector<const ir::Expr *> &out) {
   }
 }
 
+// The comparison that holds of (b, a) when c holds of (a, b).
+ir::Cmp mirrored(ir::Cmp c) {
+  switch (c) {
+  case ir::Cmp::Lt:
+    return ir::Cmp::Gt;
+  case ir::Cmp::Le:
+    return ir::Cmp::Ge;
+  case ir::Cmp::Gt:
+    return ir::Cmp::Lt;
+  case ir::Cmp::Ge:
+    return ir::Cmp::Le;
+  case ir::Cmp::Eq:
+  case ir::Cmp::Ne:
+    break;
+  }
+  return c;
+}
+
 // Per instruction operand: the statement sub-expression it stands for.
 using Assignment = std::vector<const ir::Expr *>;
 
@@ -155,12 +173,17 @@ struct Unifier {
     }
     if (ie.kind == K::Call && (ie.fn != se.fn || (ie.fn == ir::Fn::Cast && ie.type != se.type)))
       return;
-    if (ie.kind == K::Compare && (ie.cmp != se.cmp || ie.type != se.type))
+    if (ie.kind == K::Compare && ie.type != se.type)
       return;
-    std::vector<std::vector<size_t>> orders = {{}};
-    for (size_t i = 0; i < ie.args.size(); ++i)
+    std::vector<std::vector<size_t>> orders;
+    // A comparison also matches its mirror with the operands swapped (`a < b` computes
+    // `y > x` with a = x, b = y): exact, NaN included.
+    if (ie.kind != K::Compare || ie.cmp == se.cmp)
+      orders.push_back({});
+    for (size_t i = 0; i < ie.args.size() && !orders.empty(); ++i)
       orders[0].push_back(i);
-    if ((ie.kind == K::Add || ie.kind == K::Mul) && ie.args.size() == 2)
+    if (((ie.kind == K::Add || ie.kind == K::Mul) && ie.args.size() == 2) ||
+        (ie.kind == K::Compare && ie.cmp == mirrored(se.cmp)))
       orders.push_back({1, 0});
     for (const auto &order : orders) {
       std::vector<Assignment> partial = {cur};

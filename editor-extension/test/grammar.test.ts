@@ -77,6 +77,14 @@ test('functions, max= and where ranges', () => {
   assert.match(scopeOf(t, 'i', 3), /variable\.other\.index/);
 });
 
+test('selections: comparisons, logical operators and ?', () => {
+  const t = tokenize('  Y[i] = X[i] >= 0 && !(X[i] == 2) || X[i] != 1 ? X[i] : 0;');
+  for (const op of ['>=', '==', '!=']) assert.match(scopeOf(t, op), /keyword\.operator\.comparison/, op);
+  for (const op of ['&&', '!', '||']) assert.match(scopeOf(t, op), /keyword\.operator\.logical/, op);
+  assert.match(scopeOf(t, '?'), /keyword\.operator\.ternary/);
+  assert.match(scopeOf(t, '='), /keyword\.operator\.assignment/);
+});
+
 test('every function the language knows is coloured as one (sema::knownFunctions)', () => {
   const fns = ['exp', 'tanh', 'sigmoid', 'relu', 'max', 'min', 'sqrt', 'log', 'abs',
     'rsqrt', 'erf', 'pow', 'sin', 'cos', 'exp2', 'log2', 'floor', 'round'];

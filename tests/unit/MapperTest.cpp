@@ -23,6 +23,8 @@ target vec {
   instr max8(dst: out f32[8] in V, a: f32[8] in V, b: f32[8] in V) { dst[i] = max(a[i], b[i]); }
   instr tanh8(dst: out f32[8] in V, a: f32[8] in V) { dst[i] = tanh(a[i]); }
   instr hfma8(acc: inout f16[8] in V, a: f16[8] in V, b: f16 in V) { acc[i] += a[i] * b; }
+  instr selle8(dst: out f32[8] in V, a: f32[8] in V, b: f32[8] in V, x: f32[8] in V,
+               y: f32[8] in V) { dst[i] = a[i] <= b[i] ? x[i] : y[i]; }
 }
 target array {
   clock 1 GHz;
@@ -159,6 +161,39 @@ instance k1 = k<16>;
     EXPECT_FALSE(c.zeroInit) << m.name(c.instruction) << "\n" << m.print();
   EXPECT_NE(rejection(m, "fma8").find("reads the value it overwrites"), std::string::npos)
       << rejection(m, "fma8");
+}
+
+// `a <= b` computes `L >= X` with a = X and b = L (exact, NaN included); `<` is another
+// comparison, and the values keep their places.
+TEST(Mapper, AComparisonMapsOntoItsMirror) {
+  auto m = mapOne(R"(
+kernel c<N>(X: f32[N], L: f32[N], A: f32[N], B: f32[N]) -> (Y: f32[N]) {
+  Y[i] = L[i] >= X[i] ? A[i] : B[i];
+}
+instance c1 = c<16>;
+)",
+                  "vec");
+  const mapping::Candidate *c = find(m, "selle8", "i", {"i"});
+  ASSERT_NE(c, nullptr) << m.print();
+  EXPECT_FALSE(c->partial) << m.print();
+  auto tensorOf = [&](size_t operand) {
+    return m.kernel.tensors[size_t(c->operands.at(operand).tensor)].name;
+  };
+  EXPECT_EQ(tensorOf(1), "X"); // a
+  EXPECT_EQ(tensorOf(2), "L"); // b
+  EXPECT_EQ(tensorOf(3), "A"); // x
+  EXPECT_EQ(tensorOf(4), "B"); // y
+
+  auto strict = mapOne(R"(
+kernel c<N>(X: f32[N], L: f32[N], A: f32[N], B: f32[N]) -> (Y: f32[N]) {
+  Y[i] = L[i] > X[i] ? A[i] : B[i];
+}
+instance c1 = c<16>;
+)",
+                       "vec");
+  EXPECT_EQ(find(strict, "selle8", "i", {"i"}), nullptr) << strict.print();
+  EXPECT_NE(rejection(strict, "selle8").find("no part of"), std::string::npos)
+      << rejection(strict, "selle8");
 }
 
 TEST(Mapper, ElementwiseHasNoReductionForMma) {
