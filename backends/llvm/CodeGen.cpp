@@ -1673,9 +1673,15 @@ void Generator::emitScalar(State &st) {
       ir::ElemType have = k_.tensors[size_t(a.tensor)].type;
       return v_.convert(v_.load(address(a, point, h), have, 1, 0, 1), have, want);
     };
+    Values::IndexReader index = [&](const ir::Affine &a) {
+      Value *v = c64(a.constant);
+      for (auto [i, coef] : a.terms)
+        v = add(v, mul(c64(coef), point[size_t(i)]));
+      return v;
+    };
     Holder h = tensorHolder(s_->lhs.tensor);
     Value *ptr = address(s_->lhs, point, h);
-    Value *value = v_.convert(v_.eval(s_->rhs, 1, read), s_->rhs.type, out.type);
+    Value *value = v_.convert(v_.eval(s_->rhs, 1, read, index), s_->rhs.type, out.type);
     if (s_->reduce != ir::ReduceOp::None) {
       // The sum may be reassociated: LLVM then vectorises the reduction loop with partial sums
       // (the error stays within the reference's tolerance, which allows for any order).

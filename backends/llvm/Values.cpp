@@ -2,6 +2,7 @@
 #include "backends/llvm/VectorMath.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
 #include <cmath>
@@ -332,10 +333,11 @@ Value *Values::integerDiv(Value *n, Value *d, ir::ElemType t, unsigned lanes) {
   return b_.CreateSelect(byZero, zero, b_.CreateSelect(byMinusOne, b_.CreateNeg(n), q));
 }
 
-Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
+Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read,
+                    const IndexReader &index) {
   // Children are brought to this node's compute type before the operation.
   auto arg = [&](size_t i) {
-    return convert(eval(e.args[i], lanes, read), e.args[i].type, e.type);
+    return convert(eval(e.args[i], lanes, read, index), e.args[i].type, e.type);
   };
 
   if (isInteger(e.type)) {
@@ -380,13 +382,22 @@ Value *Values::eval(const ir::Expr &e, unsigned lanes, const Reader &read) {
   case ir::Expr::Kind::Compare:
     return compare(e.cmp, arg(0), arg(1));
   case ir::Expr::Kind::And:
-    return b_.CreateAnd(eval(e.args[0], lanes, read), eval(e.args[1], lanes, read));
+    return b_.CreateAnd(eval(e.args[0], lanes, read, index), eval(e.args[1], lanes, read, index));
   case ir::Expr::Kind::Or:
-    return b_.CreateOr(eval(e.args[0], lanes, read), eval(e.args[1], lanes, read));
+    return b_.CreateOr(eval(e.args[0], lanes, read, index), eval(e.args[1], lanes, read, index));
   case ir::Expr::Kind::Not:
-    return b_.CreateNot(eval(e.args[0], lanes, read));
+    return b_.CreateNot(eval(e.args[0], lanes, read, index));
   case ir::Expr::Kind::Select:
-    return b_.CreateSelect(eval(e.args[0], lanes, read), arg(1), arg(2));
+    return b_.CreateSelect(eval(e.args[0], lanes, read, index), arg(1), arg(2));
+  case ir::Expr::Kind::Index: {
+    if (!index || lanes != 1)
+      llvm::report_fatal_error("an index value outside a statement's own evaluation");
+    Value *i = index(e.access.indices.at(0));
+    // As the interpreter: integers wrap (as a literal does), floats round to the type.
+    if (isInteger(e.type))
+      return b_.CreateSExtOrTrunc(i, computeType(e.type));
+    return roundTo(b_.CreateSIToFP(i, computeType(e.type)), e.type);
+  }
   }
   return nullptr;
 }

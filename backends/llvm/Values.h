@@ -47,8 +47,12 @@ public:
 
   // Evaluates an expression on `lanes` lanes, reading accesses through `read`, which returns
   // values in the compute type of the tensor read, with `lanes` lanes.
+  // Index values come from `index`, which returns an affine function's i64 value at the point
+  // computed: only a statement's own evaluation, one lane at a time, has them.
   using Reader = std::function<llvm::Value *(const ir::Access &, ir::ElemType)>;
-  llvm::Value *eval(const ir::Expr &e, unsigned lanes, const Reader &read);
+  using IndexReader = std::function<llvm::Value *(const ir::Affine &)>;
+  llvm::Value *eval(const ir::Expr &e, unsigned lanes, const Reader &read,
+                    const IndexReader &index = {});
 
   // One reduction step, `acc (op)= value`, with the interpreter's max and min; and a * b + acc
   // as one fused multiply-add where the target has one.

@@ -22,7 +22,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0307", "written access is not indexed by distinct index variables"},
       {"E0308", "index expression is not affine"},
       {"E0309", "wrong number of arguments"},
-      {"E0310", "index used as a value"},
+      {"E0310", "index used as a value in an instruction's semantics"},
       {"E0311", "statement reads its own result where the order of evaluation matters"},
       {"E0312", "a condition where a value belongs, or a value where a condition does"},
       {"E0401", "wrong number of size arguments"},

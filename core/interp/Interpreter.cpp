@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <stdexcept>
 
 namespace isam::interp {
 
@@ -78,8 +79,9 @@ double integerOp(ir::Expr::Kind kind, ir::ElemType type, double a, double b) {
 
 } // namespace
 
-double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read) {
-  auto arg = [&](size_t i) { return evalExpr(e.args[i], read); };
+double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read,
+                const std::vector<int64_t> *point) {
+  auto arg = [&](size_t i) { return evalExpr(e.args[i], read, point); };
   bool integer = !ir::isFloat(e.type);
   switch (e.kind) {
   case ir::Expr::Kind::Const:
@@ -112,6 +114,12 @@ double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &
     return arg(0) != 0 ? 0 : 1;
   case ir::Expr::Kind::Select:
     return arg(0) != 0 ? arg(1) : arg(2);
+  case ir::Expr::Kind::Index: {
+    if (!point)
+      throw std::logic_error("an index value evaluated outside its statement's points");
+    double v = double(ir::indexValueAt(e, *point));
+    return integer ? wrapTo(e.type, v) : roundTo(e.type, v);
+  }
   }
   return 0;
 }
@@ -289,7 +297,7 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
     int64_t at = flatIndex(out, s.lhs, point);
     double acc = s.accumulates ? dst[at] : ir::reduceIdentity(s.reduce);
     if (s.reduce == ir::ReduceOp::None) {
-      dst[at] = roundTo(out.type, evalExpr(s.rhs, reader));
+      dst[at] = roundTo(out.type, evalExpr(s.rhs, reader, &point));
       return;
     }
     std::function<void(size_t)> reduce = [&](size_t r) {
@@ -298,7 +306,7 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
           reduce(r + 1);
         return;
       }
-      double v = evalExpr(s.rhs, reader);
+      double v = evalExpr(s.rhs, reader, &point);
       // Floats sum and multiply in double and round once; integers wrap at every step, which
       // keeps the result exact and gives the one result every order of reduction gives.
       switch (s.reduce) {

@@ -30,8 +30,10 @@ void run(const ir::Kernel &kernel, Buffers &buffers);
 void runStatement(const ir::Kernel &kernel, size_t s, Buffers &buffers);
 
 // Evaluates an expression, reading each access through `read` (shared with the other executors
-// so that arithmetic and rounding agree everywhere).
-double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read);
+// so that arithmetic and rounding agree everywhere). Index values take their values from
+// `point`, the statement's point; without one, an index value throws std::logic_error.
+double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read,
+                const std::vector<int64_t> *point = nullptr);
 
 // One accumulation step in the element type (the starting value is ir::reduceIdentity).
 double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value);

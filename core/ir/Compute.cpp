@@ -1,5 +1,6 @@
 #include "ir/Compute.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -244,10 +245,24 @@ bool isCondition(const Expr &e) {
          e.kind == Expr::Kind::Not;
 }
 
+bool usesIndexValue(const Expr &e) {
+  return e.kind == Expr::Kind::Index ||
+         std::any_of(e.args.begin(), e.args.end(), [](const Expr &a) { return usesIndexValue(a); });
+}
+
+int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point) {
+  const Affine &a = e.access.indices.at(0);
+  int64_t v = a.constant;
+  for (auto [i, coef] : a.terms)
+    v += coef * point.at(size_t(i));
+  return v;
+}
+
 int exprArity(const Expr &e) {
   switch (e.kind) {
   case Expr::Kind::Const:
   case Expr::Kind::Read:
+  case Expr::Kind::Index:
     return 0;
   case Expr::Kind::Neg:
   case Expr::Kind::Not:
@@ -280,7 +295,7 @@ namespace {
 int exprFlops(const Expr &e) {
   // A comparison, a selection and a logical operation each count one, as an arithmetic one.
   int n = e.kind == Expr::Kind::Const || e.kind == Expr::Kind::Read || e.kind == Expr::Kind::Neg ||
-                  (e.kind == Expr::Kind::Call && e.fn == Fn::Cast)
+                  e.kind == Expr::Kind::Index || (e.kind == Expr::Kind::Call && e.fn == Fn::Cast)
               ? 0
               : 1;
   for (const auto &a : e.args)
@@ -443,6 +458,11 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
   case Expr::Kind::Select:
     return sub(e.args[0], false) + " ? " + printExpr(e.args[1], s, tensors) + " : " +
            sub(e.args[2], true);
+  case Expr::Kind::Index: {
+    const Affine &a = e.access.indices.at(0);
+    std::string t = printAffine(a, s);
+    return a.terms.size() + (a.constant != 0 ? 1 : 0) > 1 ? "(" + t + ")" : t;
+  }
   }
   return "?";
 }

@@ -102,20 +102,43 @@ bool compare(Cmp c, double a, double b);
 
 // A value, or a condition (Compare, And, Or, Not): a truth value, which appears only as the
 // first operand of a Select or an operand of And, Or and Not. A condition's value is 1 or 0
-// where executors compute with doubles.
+// where executors compute with doubles. An Index is the value of an affine function of the
+// statement's indices at the point computed (`i`, `j - i`), in the node's type; it occurs only
+// in statements of kernels (never in an instruction's semantics) and only a statement's own
+// evaluation at a point computes it: no instruction operand stands for a sub-expression with
+// one.
 struct Expr {
-  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Compare, And, Or, Not, Select };
+  enum class Kind {
+    Const,
+    Read,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Call,
+    Compare,
+    And,
+    Or,
+    Not,
+    Select,
+    Index
+  };
   Kind kind = Kind::Const;
   // A value's element type; a Compare's is that of the values it compares (And, Or and Not
   // keep the default and mean nothing by it).
   ElemType type = ElemType::F32;
   double value = 0;       // Const
-  Access access;          // Read
+  Access access;          // Read; Index: tensor -1, the affine function in indices[0]
   Fn fn = Fn::Exp;        // Call (Cast converts args[0] to `type`)
   Cmp cmp = Cmp::Lt;      // Compare: args[0] cmp args[1]
   std::vector<Expr> args; // Select: the condition, then the value if it holds, else the other
 };
 bool isCondition(const Expr &e);
+// Whether e or a sub-expression of it is an Index.
+bool usesIndexValue(const Expr &e);
+// The value of an Index at a point of its statement.
+int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point);
 // The number of operands a node of e's kind (and function) has.
 int exprArity(const Expr &e);
 

@@ -163,6 +163,17 @@ private:
                         " operands instead of " + std::to_string(exprArity(e)));
       return;
     }
+    if (e.kind == Expr::Kind::Index) {
+      if (e.access.tensor != -1 || e.access.indices.size() != 1) {
+        fail(s.range, "an index value holds a tensor or not one affine function");
+        return;
+      }
+      for (auto [i, coef] : e.access.indices[0].terms)
+        if (i < 0 || size_t(i) >= s.indices.size())
+          fail(s.range, "an index value uses index position " + std::to_string(i) + " of " +
+                            std::to_string(s.indices.size()));
+      return;
+    }
     if (e.kind == Expr::Kind::Read) {
       reads.push_back(&e.access);
       if (access(s, e.access, "a read") && e.type != k_.tensors[size_t(e.access.tensor)].type)

@@ -78,6 +78,8 @@ bool sameExpr(const ir::Expr &a, const ir::Expr &b) {
     if (a.cmp != b.cmp)
       return false;
     break;
+  case ir::Expr::Kind::Index:
+    return sameAffine(a.access.indices.at(0), b.access.indices.at(0));
   default:
     break;
   }
@@ -146,6 +148,9 @@ struct Unifier {
       return;
     using K = ir::Expr::Kind;
     if (ie.kind == K::Read) {
+      // An index value is computed only by the statement's own evaluation at each point.
+      if (ir::usesIndexValue(se))
+        return;
       int o = ie.access.tensor;
       const ir::Tensor &op = instr.tensors[o];
       if (op.type != se.type) {

@@ -286,7 +286,7 @@ private:
         return b_[a.tensor][interp::flatIndex(k_.tensors[a.tensor], a, p)];
       };
       double &dst = b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)];
-      dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read));
+      dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read, &p));
     });
   }
 

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace isam::sema {
@@ -169,6 +170,9 @@ public:
     checkWritable(target);
     lowerWriteIndices(lhs, target);
     std::vector<ir::Affine> lhsIndices = lhsIndices_;
+    collectIndexNames(*s_.rhs);
+    for (const auto &where : s_.where)
+      indexNames_.insert(where.index.name);
     ir::Expr rhs = lowerRightHandSide(target);
     checkReductionsAreSaid();
     readWhereClauses();
@@ -267,6 +271,17 @@ private:
         failed_ = true;
         return;
       }
+  }
+
+  // The names the statement uses as indices (inside brackets, or given a range), so that one
+  // used as a value before its first access (`j < i ? X[j] : 0`) is known to be an index.
+  void collectIndexNames(const ast::Expr &e, bool inBrackets = false) {
+    if (e.kind == ast::Expr::Kind::Name && inBrackets && !ctx_.sizes.names.count(e.name.name) &&
+        ctx_.find(e.name.name) < 0)
+      indexNames_.insert(e.name.name);
+    for (const auto &a : e.args)
+      if (a)
+        collectIndexNames(*a, inBrackets || e.kind == ast::Expr::Kind::Access);
   }
 
   // Where clauses name indices of this statement and give them a range.
@@ -382,6 +397,7 @@ private:
       for (auto &affine : access.indices)
         normalise(affine);
     });
+    forEachIndexValue(rhs, [&](ir::Affine &affine) { normalise(affine); });
     stmt.lhs = {lhsTensor_, std::move(lhsIndices)};
     stmt.reduce = s_.op == ast::AssignOp::Sum    ? ir::ReduceOp::Sum
                   : s_.op == ast::AssignOp::Prod ? ir::ReduceOp::Prod
@@ -774,9 +790,19 @@ private:
       type = tensor.type;
       return out;
     }
-    if (indexOf(name) >= 0) {
+    bool isIndex = indexOf(name) >= 0 || indexNames_.count(name);
+    if (isIndex && !ctx_.instruction) {
+      // The index's value at the point, in the type of its context (as a literal's).
+      out.kind = ir::Expr::Kind::Index;
+      out.access.tensor = -1;
+      out.access.indices.push_back(affine(e));
+      type.reset();
+      return out;
+    }
+    if (isIndex) {
       diags_.error("E0310", e.range,
-                   "index '" + name + "' is used as a value; indices may only appear inside [...]");
+                   "an instruction's semantics cannot use index '" + name +
+                       "' as a value; indices may only appear inside [...] there");
     } else {
       std::vector<std::string> names;
       for (const auto &tensor : ctx_.tensors)
@@ -959,6 +985,13 @@ private:
     e.type = t;
     for (auto &a : e.args)
       setConstTypes(a, t);
+  }
+
+  template <class F> static void forEachIndexValue(ir::Expr &e, F &&f) {
+    if (e.kind == ir::Expr::Kind::Index)
+      f(e.access.indices[0]);
+    for (auto &a : e.args)
+      forEachIndexValue(a, f);
   }
 
   template <class F> static void forEachRead(ir::Expr &e, F &&f) {
@@ -1160,6 +1193,7 @@ private:
   int lhsTensor_ = -1;
   bool failed_ = false;
   std::vector<IndexVar> vars_;
+  std::set<std::string> indexNames_;
   std::vector<std::pair<int, SourceRange>> reads_;
   std::vector<ir::Affine> lhsIndices_;
   std::vector<std::tuple<const ast::Expr *, int, std::vector<ir::Affine>>> readAccesses_;

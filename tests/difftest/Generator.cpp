@@ -523,8 +523,11 @@ private:
       v = res;
       return e;
     }
-    if (depth <= 0 || rng_.chance(25))
+    if (depth <= 0 || rng_.chance(25)) {
+      if (!idx_.empty() && rng_.chance(8))
+        return indexValue(type, v);
       return rng_.chance(12) ? constant(type, v) : read(type, v);
+    }
     switch (rng_.weighted({40, 8, 5, 35, 8, 8})) {
     case 0: { // + - *
       Iv a, b;
@@ -598,6 +601,21 @@ private:
       return e;
     }
     }
+  }
+
+  // The value of one of the statement's indices, sometimes shifted (`i`, `j - 2`), exact in
+  // every type for the ranges generated (bf16 rounds alike everywhere past 256).
+  Expr indexValue(ElemType type, Iv &v) {
+    const Idx &i = idx_[size_t(rng_.below(int64_t(idx_.size())))];
+    int64_t shift = rng_.chance(30) ? rng_.below(5) - 2 : 0;
+    Expr e;
+    e.kind = Expr::Kind::IndexValue;
+    e.indices.push_back(IndexExpr{{{i.name, 1}}, shift});
+    v = {double(i.lo + shift), double(i.hi + shift)};
+    if (!fitsLimits(type, v, 1e6))
+      return constant(type, v);
+    trait("index-value");
+    return e;
   }
 
   // A comparison of an input read with another or with an integer constant inside its range,

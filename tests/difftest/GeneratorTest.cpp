@@ -87,7 +87,8 @@ TEST(DifftestGenerator, CoversEveryFeature) {
       "cast",         "div",          "stride",       "shift",          "negative-shift",
       "index-sum",    "const-index",  "where",        "where-lo",       "where-redundant",
       "prime",        "size-1",       "self-read",    "partial-writes", "multi-offset",
-      "diagonal",     "int-overflow", "select",       "compare",        "logic"};
+      "diagonal",     "int-overflow", "select",       "compare",        "logic",
+      "index-value"};
   for (const auto &fn : {"exp", "tanh", "sigmoid", "relu", "max", "min", "sqrt", "log", "abs",
                          "rsqrt", "erf", "pow", "sin", "cos", "exp2", "log2", "floor", "round"})
     wanted.push_back(std::string("fn:") + fn);

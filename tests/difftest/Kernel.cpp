@@ -89,7 +89,8 @@ std::string access(const std::string &name, const std::vector<std::string> &indi
 // parses back to the same tree whatever the precedence rules.
 std::string operand(const Expr &e) {
   bool atom = e.kind == Expr::Kind::Read || e.kind == Expr::Kind::Call ||
-              e.kind == Expr::Kind::Cast || (e.kind == Expr::Kind::Const && e.value >= 0);
+              e.kind == Expr::Kind::Cast || (e.kind == Expr::Kind::Const && e.value >= 0) ||
+              (e.kind == Expr::Kind::IndexValue && e.indices[0].plain());
   std::string text = printExpr(e);
   if (atom)
     return text;
@@ -150,6 +151,8 @@ std::string printExpr(const Expr &e) {
     return operand(e.args[0]) + " " + e.fn + " " + operand(e.args[1]);
   case Expr::Kind::Select:
     return operand(e.args[0]) + " ? " + operand(e.args[1]) + " : " + operand(e.args[2]);
+  case Expr::Kind::IndexValue:
+    return printIndex(e.indices.at(0));
   }
   return "0";
 }
@@ -195,6 +198,14 @@ void forEachRead(const Expr &e, const std::function<void(const Expr &)> &f) {
     f(e);
   for (const auto &a : e.args)
     forEachRead(a, f);
+}
+
+void forEachIndexExpr(const Expr &e, const std::function<void(const IndexExpr &)> &f) {
+  if (e.kind == Expr::Kind::Read || e.kind == Expr::Kind::IndexValue)
+    for (const auto &ix : e.indices)
+      f(ix);
+  for (const auto &a : e.args)
+    forEachIndexExpr(a, f);
 }
 
 void forEachRead(Expr &e, const std::function<void(Expr &)> &f) {

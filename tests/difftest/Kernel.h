@@ -39,7 +39,22 @@ struct IndexExpr {
 struct Expr {
   // Compare: args[0] fn args[1] (fn "<", "<=", ...); Logic: fn "&&", "||" or "!" of
   // conditions; Select: args[0] (a condition) ? args[1] : args[2].
-  enum class Kind { Const, Read, Neg, Add, Sub, Mul, Div, Call, Cast, Compare, Logic, Select };
+  // IndexValue: the value of indices[0] (an affine function of the statement's indices).
+  enum class Kind {
+    Const,
+    Read,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Call,
+    Cast,
+    Compare,
+    Logic,
+    Select,
+    IndexValue
+  };
   Kind kind = Kind::Const;
   double value = 0;                    // Const
   std::string tensor;                  // Read
@@ -84,5 +99,7 @@ std::string print(const Kernel &k);
 // Every read in an expression, in evaluation (left to right) order.
 void forEachRead(const Expr &e, const std::function<void(const Expr &)> &f);
 void forEachRead(Expr &e, const std::function<void(Expr &)> &f);
+// The affine functions an expression uses: its reads' indices and its index values.
+void forEachIndexExpr(const Expr &e, const std::function<void(const IndexExpr &)> &f);
 
 } // namespace isam::difftest

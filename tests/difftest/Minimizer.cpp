@@ -54,10 +54,9 @@ bool mentions(const Statement &s, const std::string &index) {
     if (n == index)
       return true;
   bool found = false;
-  forEachRead(s.rhs, [&](const Expr &r) {
-    for (const auto &ix : r.indices)
-      for (const auto &t : ix.terms)
-        found = found || t.index == index;
+  forEachIndexExpr(s.rhs, [&](const IndexExpr &ix) {
+    for (const auto &t : ix.terms)
+      found = found || t.index == index;
   });
   return found;
 }

@@ -259,8 +259,9 @@ std::vector<Case> cases() {
        "'max' takes 2 arguments, not 1"},
       {"E0309_ConversionArity", "E0309", text(k2 + "B[i] = f32(A[i], A[i]); }\n"),
        "f32(A[i], A[i])", "a conversion f32(...) takes one argument"},
-      {"E0310_IndexAsValue", "E0310", text(k2 + "B[i] = A[i] * i; }\n"), "i",
-       "index 'i' is used as a value"},
+      {"E0310_IndexAsValueInAnInstruction", "E0310",
+       text(mem + "instr x(d: out f32[4] in DRAM, a: f32[4] in DRAM) { d[i] = a[i] * i; } }\n"),
+       "i", "an instruction's semantics cannot use index 'i' as a value"},
       {"E0311_ReadsAnotherPoint", "E0311",
        text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { B[i] = A[i]; "
             "B[i] = B[i - 1] + A[i] where i in 1..N; }\ninstance x = k<5>;\n"),

@@ -123,7 +123,7 @@ std::vector<Case> cases() {
 }
 
 // The constructs of issue 20: product reductions (from 1, onto earlier values, wrapping in
-// integers, over a reduction long enough to run in vector lanes) and selections.
+// integers, over a reduction long enough to run in vector lanes), selections and index values.
 std::vector<Case> constructCases() {
   return {
       {"product", "kernel k<N, K>(A: f32[N, K]) -> (P: f32[N]) { P[n] *= A[n, k] + 1; }\n"
@@ -171,6 +171,27 @@ std::vector<Case> constructCases() {
                                    "  Y[i] = Q[i] >= -100 && Q[i] < 100 ? X[i] : f32(Q[i]);\n"
                                    "}\n"
                                    "instance select_i8_compare_in_f32 = k<41>;\n"},
+      // Index values: a causal mask, positions in arithmetic (wrapping in i8, rounding in f16),
+      // a shifted range, and a prefix sum by a comparison of two indices.
+      {"index_causal_mask", "kernel k<N>(S: f32[N, N]) -> (P: f32[N, N]) {\n"
+                            "  P[i, j] = j <= i ? S[i, j] : -1e30;\n"
+                            "}\n"
+                            "instance index_causal_mask = k<37>;\n"},
+      {"index_arithmetic",
+       "kernel k<N, M>(X: f32[N, M]) -> (Y: f32[N, M], Z: i8[N, M], H: f16[N, M]) {\n"
+       "  Y[i, j] = X[i, j] + 0.5 * i - j;\n"
+       "  Z[i, j] = i * 11 + j;\n"
+       "  H[i, j] = f16(X[i, j]) * (i * 200 + j);\n"
+       "}\n"
+       "instance index_arithmetic = k<13, 29>;\n"},
+      {"index_shifted_range", "kernel k<N>(X: f32[N]) -> (Y: f32[N]) {\n"
+                              "  Y[i] = X[i] * (i + 2) where i in 3..N;\n"
+                              "}\n"
+                              "instance index_shifted_range = k<41>;\n"},
+      {"index_prefix_sum", "kernel k<N>(X: f32[N]) -> (Y: f32[N]) {\n"
+                           "  Y[i] += j <= i ? X[j] : 0 where j in 0..N;\n"
+                           "}\n"
+                           "instance index_prefix_sum = k<67>;\n"},
   };
 }
 
