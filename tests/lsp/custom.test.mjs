@@ -56,7 +56,8 @@ test('isamap/mappings: the candidates and rejections of the statement under the 
     // Every instruction of x86_avx512 is a candidate or rejected.
     assert.deepEqual([...new Set([...instructions, ...rejected.keys()])].sort(),
       ['add16', 'addacc16', 'bcast16', 'div16', 'fma16', 'fma16_mem', 'fma16v', 'hmax16', 'hsum16',
-        'load16', 'max16', 'maxacc16', 'min16', 'mul16', 'relu16', 'store16', 'sub16']);
+        'load16', 'max16', 'maxacc16', 'min16', 'mul16', 'relu16', 'selle16', 'sellt16', 'store16',
+        'sub16']);
 
     // An instance and a target asked for.
     const systolic = await server.request('isamap/mappings', { ...td, position: at, instance: 'gemm_small', target: 'systolic16' });
