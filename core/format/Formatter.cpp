@@ -171,7 +171,6 @@ public:
     placedEnd.assign(n, 0);
     unary_.assign(n, false);
     angle_.assign(n, false);
-    ternaryColon_.assign(n, false);
     for (size_t i = 0; i < n; ++i) {
       bool first = i == 0 || a_.breaks[i] > 0;
       if (first)
@@ -285,10 +284,9 @@ private:
                                                is(previous_, ")") || is(previous_, "]")))) ||
         is(i, "!");
     angle_[i] = isAngle(i);
-    ternaryColon_[i] = is(i, ":") && pendingQuestions_ > 0;
     if (is(i, "?"))
       ++pendingQuestions_;
-    else if (ternaryColon_[i])
+    else if (is(i, ":") && pendingQuestions_ > 0) // the ':' of `c ? a : b`
       --pendingQuestions_;
     if (isAny(text(i), {"=", "+=", "*=", "max=", "min="}))
       assigned_ = true;
@@ -521,7 +519,6 @@ private:
   size_t previous_ = npos, previous2_ = npos; // the last two significant tokens
   std::vector<bool> unary_;
   std::vector<bool> angle_;        // a '<' or '>' around size parameters or arguments
-  std::vector<bool> ternaryColon_; // the ':' of `c ? a : b`
   bool assigned_ = false;          // the statement has passed its assignment operator
   bool instanceStatement_ = false; // the statement is `instance x = k<...>;`
   size_t pendingQuestions_ = 0;    // '?' of the statement whose ':' has not come yet
