@@ -38,11 +38,11 @@ TEST(Robustness, RandomBytes) {
 
 TEST(Robustness, RandomTokens) {
   const char *pieces[] = {
-      "kernel", "instance", "target", "memory", "instr", "move",  "system", "(",   ")",
-      "[",      "]",        "{",      "}",      "<",     ">",     ",",      ":",   ";",
-      "=",      "+=",       "max=",   "->",     "..",    "*",     "+",      "-",   "/",
-      "f32",    "A",        "i",      "16",     "2.5",   "where", "in",     "out", "inout",
-      "\"s\"",  "cost",     "asm",    "GiB",    "import"};
+      "kernel", "instance", "target", "memory", "instr", "move",  "system", "(",    ")",   "[",
+      "]",      "{",        "}",      "<",      ">",     ",",     ":",      ";",    "=",   "+=",
+      "max=",   "->",       "..",     "*",      "+",     "-",     "/",      "f32",  "A",   "i",
+      "16",     "2.5",      "where",  "in",     "out",   "inout", "\"s\"",  "cost", "asm", "GiB",
+      "import", "*=",       "?",      "<=",     "==",    "!=",    "&&",     "||",   "!"};
   std::mt19937 rng(7);
   for (int round = 0; round < 500; ++round) {
     std::string text;
