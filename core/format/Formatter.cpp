@@ -263,16 +263,18 @@ private:
 
   // Updates the structure with significant token i.
   void advance(size_t i) {
-    if (startsStatement(i)) {
+    bool starts = startsStatement(i);
+    bool continues = !starts && continuesClosedDeclaration(i);
+    if (starts) {
       statementIndent_ = std::max(lineIndent_, nested(braces_.size() * width_));
       statementIsProperty_ = kind(i) == TokenKind::Identifier;
       head_ = Block::None;
       brackets_.clear();
-    } else if (continuesClosedDeclaration(i)) {
+    } else if (continues) {
       statementIndent_ = closedIndent_;
       statementIsProperty_ = false;
     }
-    if (startsStatement(i) || continuesClosedDeclaration(i)) {
+    if (starts || continues) {
       assigned_ = false;
       instanceStatement_ = isKeyword(i, "instance");
       pendingQuestions_ = 0;
