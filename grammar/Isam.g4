@@ -144,7 +144,12 @@ expr
     | LPAREN expr RPAREN                              # parenExpr
     ;
 
-access : name=ID LBRACK expr (COMMA expr)* RBRACK ;
+// `X[i - 1] pad 0`: a padded read gives the pad value where an index leaves its dimension. The
+// value is a literal (a number or `inf`, either signed), so `X[i] pad 0 * Y[i]` reads as
+// `(X[i] pad 0) * Y[i]`.
+access : name=ID LBRACK expr (COMMA expr)* RBRACK (PAD padValue)? ;
+
+padValue : MINUS? (NUMBER | ID) ;
 
 instanceDecl : INSTANCE name=ID ASSIGN kernel=ID (LT expr (COMMA expr)* GT)? SEMI ;
 
@@ -209,6 +214,7 @@ KERNEL : 'kernel' ;
 INSTANCE : 'instance' ;
 LOCAL : 'local' ;
 WHERE : 'where' ;
+PAD : 'pad' ;
 IN : 'in' ;
 SCHEDULE : 'schedule' ;
 TARGET : 'target' ;

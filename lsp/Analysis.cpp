@@ -287,7 +287,8 @@ std::optional<Analysis::StatementRef> Analysis::statementAt(uint32_t offset) con
 
 std::optional<size_t> Analysis::irStatement(const ir::Kernel &k, const ast::Statement &s) {
   for (size_t i = 0; i < k.statements.size(); ++i)
-    if (k.statements[i].range.file == s.range.file && k.statements[i].range.begin == s.range.begin)
+    if (!k.statements[i].staged && k.statements[i].range.file == s.range.file &&
+        k.statements[i].range.begin == s.range.begin)
       return i;
   return std::nullopt;
 }

@@ -191,7 +191,7 @@ void kernelItems(Analysis &a, Items &items, const ast::KernelDecl &k, uint32_t o
     elementTypes(items);
     return;
   }
-  items.keywords({"local", "where", "in", "schedule"});
+  items.keywords({"local", "where", "in", "pad", "schedule"});
   functions(items);
 }
 

@@ -1670,8 +1670,25 @@ void Generator::emitScalar(State &st) {
     }
     Values::Reader read = [&](const ir::Access &a, ir::ElemType want) {
       Holder h = tensorHolder(a.tensor);
-      ir::ElemType have = k_.tensors[size_t(a.tensor)].type;
-      return v_.convert(v_.load(address(a, point, h), have, 1, 0, 1), have, want);
+      const ir::Tensor &t = k_.tensors[size_t(a.tensor)];
+      if (!a.pad)
+        return v_.convert(v_.load(address(a, point, h), t.type, 1, 0, 1), t.type, want);
+      // A padded read loads from the index clamped into the tensor (always a valid address, and
+      // no branch to keep the loop from vectorising), then takes the pad value where the index
+      // was outside.
+      std::vector<Value *> coord;
+      Value *inside = b_.getTrue();
+      for (size_t d = 0; d < a.indices.size(); ++d) {
+        Value *c = affine(a.indices[d], point);
+        Value *last = c64(t.shape[d] - 1);
+        inside = b_.CreateAnd(inside, b_.CreateICmpULE(c, last));
+        Value *low = b_.CreateSelect(b_.CreateICmpSLT(c, c64(0)), c64(0), c);
+        coord.push_back(b_.CreateSelect(b_.CreateICmpSGT(low, last), last, low));
+      }
+      Value *at = b_.CreateInBoundsGEP(v_.storageType(h.type), h.ptr, offsetIn(h, coord));
+      Value *loaded = v_.load(at, t.type, 1, 0, 1);
+      return v_.convert(b_.CreateSelect(inside, loaded, v_.constant(*a.pad, t.type, 1)), t.type,
+                        want);
     };
     Values::IndexReader index = [&](const ir::Affine &a) {
       Value *v = c64(a.constant);

@@ -2,6 +2,7 @@
 #include "driver/Imports.h"
 #include "hw/Host.h"
 #include "ir/Canonicalize.h"
+#include "ir/Padding.h"
 #include "ir/Verify.h"
 #include "mapping/Verify.h"
 #include "schedule/Verify.h"
@@ -261,6 +262,8 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
       return;
     if (options_.reciprocalMath)
       ir::canonicalize(*k, {.reciprocalMath = true});
+    if (options_.stagePaddedReads)
+      ir::stagePaddedReads(*k);
     verifyStage(diags_, [&] { return ir::verify(*k); });
     out.push_back(std::move(*k));
   };
@@ -490,8 +493,16 @@ schedule::KernelSchedule Session::schedule(const ir::Kernel &kernel, const hw::T
                                            const mapping::MapOptions &mapOptions,
                                            const std::vector<mapping::StatementMappings> *known) {
   schedule::StatementPins pins;
-  if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end())
-    pins = schedulePinsOf(schedulePins(*it->second));
+  if (auto it = symbols().kernels.find(kernel.kernelName); it != symbols().kernels.end()) {
+    // Blocks pin statements as written; staged copies (ir/Padding.h) come in between.
+    schedule::StatementPins written = schedulePinsOf(schedulePins(*it->second));
+    for (size_t s = 0, source = 0; s < kernel.statements.size(); ++s) {
+      if (kernel.statements[s].staged)
+        continue;
+      if (auto p = written.find(source++); p != written.end())
+        pins[s] = p->second;
+    }
+  }
   std::vector<mapping::StatementMappings> computed;
   if (!known)
     computed = mappings(kernel, target, mapOptions);

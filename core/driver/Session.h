@@ -48,6 +48,10 @@ struct SessionOptions {
   // (ir/Canonicalize.h). Off, only the exact ones are (always). It changes the instances'
   // IR, so the reference interpreter computes what every executor computes.
   bool reciprocalMath = false;
+  // Stage padded reads that are read many times (convolutions, pools) in padded copies, so that
+  // their statements map onto instructions (ir/Padding.h). Off only to check the rewrite
+  // against the kernel as written.
+  bool stagePaddedReads = true;
 };
 
 // Where the shipped hardware descriptions live: ISAMAP_HWDESC if set, an installed

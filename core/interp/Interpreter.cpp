@@ -285,7 +285,10 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
     ++nWrite;
   std::vector<int64_t> point(s.indices.size(), 0);
   auto reader = [&](const ir::Access &a) {
-    return b[a.tensor][flatIndex(k.tensors[a.tensor], a, point)];
+    const ir::Tensor &t = k.tensors[a.tensor];
+    if (a.pad && !ir::inBounds(t, a, point))
+      return roundTo(t.type, *a.pad);
+    return b[a.tensor][flatIndex(t, a, point)];
   };
   // Iterate the write indices; for each, the reduction indices innermost.
   std::function<void(size_t)> spatial = [&](size_t d) {

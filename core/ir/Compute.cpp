@@ -250,6 +250,26 @@ bool usesIndexValue(const Expr &e) {
          std::any_of(e.args.begin(), e.args.end(), [](const Expr &a) { return usesIndexValue(a); });
 }
 
+bool usesPaddedRead(const Expr &e) {
+  return (e.kind == Expr::Kind::Read && e.access.pad) ||
+         std::any_of(e.args.begin(), e.args.end(), [](const Expr &a) { return usesPaddedRead(a); });
+}
+
+bool computedPerPoint(const Expr &e) {
+  return usesIndexValue(e) || usesPaddedRead(e);
+}
+
+bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &point) {
+  for (size_t d = 0; d < a.indices.size(); ++d) {
+    int64_t v = a.indices[d].constant;
+    for (auto [i, coef] : a.indices[d].terms)
+      v += coef * point.at(size_t(i));
+    if (v < 0 || v >= t.shape.at(d))
+      return false;
+  }
+  return true;
+}
+
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point) {
   const Affine &a = e.access.indices.at(0);
   int64_t v = a.constant;
@@ -412,7 +432,10 @@ std::string printAccess(const Access &a, const Statement &s, const std::vector<T
   out += "[";
   for (size_t i = 0; i < a.indices.size(); ++i)
     out += (i ? ", " : "") + printAffine(a.indices[i], s);
-  return out + "]";
+  out += "]";
+  if (a.pad)
+    out += " pad " + formatNumber(*a.pad);
+  return out;
 }
 
 std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tensor> &tensors) {
@@ -516,7 +539,8 @@ std::string printKernel(const Kernel &k) {
     out << "\n";
   }
   for (size_t i = 0; i < k.statements.size(); ++i)
-    out << "  s" << i << ": " << printStatement(k.statements[i], k.tensors) << "\n";
+    out << "  s" << i << ": " << printStatement(k.statements[i], k.tensors)
+        << (k.statements[i].staged ? "    (staged: a padded read's copy)" : "") << "\n";
   return out.str();
 }
 

@@ -3,7 +3,8 @@
 // (all indices start at 0), an affine write access, a reduction operator and an expression tree.
 //
 // Invariants (established by sema/, relied on by the mapper, scheduler and interpreter):
-// - every access is within the bounds of its tensor for every point of the domain;
+// - every access is within the bounds of its tensor for every point of the domain, except a
+//   padded read, which gives its pad value where it is not;
 // - reduction indices are exactly the indices absent from the write access;
 // - tensors referenced by index are those of the enclosing Kernel.
 #pragma once
@@ -54,7 +55,13 @@ struct Affine {
 struct Access {
   int tensor = -1;
   std::vector<Affine> indices;
+  // A padded read (`X[i - 1] pad 0`): at a point where an index falls outside its dimension the
+  // read gives this value (in the tensor's type) instead of an element. Only reads of a kernel's
+  // statements are padded; no instruction operand stands for one.
+  std::optional<double> pad;
 };
+// Whether every index of `a` is within its dimension of `t` at `point` of a's statement.
+bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &point);
 
 // Prod is appended (not inserted) so that encoded programs keep their numbers.
 enum class ReduceOp { None, Sum, Max, Min, Prod };
@@ -137,6 +144,11 @@ struct Expr {
 bool isCondition(const Expr &e);
 // Whether e or a sub-expression of it is an Index.
 bool usesIndexValue(const Expr &e);
+// Whether e or a sub-expression of it is a padded read.
+bool usesPaddedRead(const Expr &e);
+// Whether only the statement's own evaluation at each point may compute e: it uses an index
+// value or a padded read, which no instruction operand stands for.
+bool computedPerPoint(const Expr &e);
 // The value of an Index at a point of its statement.
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point);
 // The number of operands a node of e's kind (and function) has.
@@ -159,6 +171,9 @@ struct Statement {
   Expr rhs;
   std::string text; // the statement as written, for messages
   SourceRange range;
+  // Made by isamap, not written: a padded read's staged copy (ir/Padding.h), placed just
+  // before the statement it serves and sharing its range.
+  bool staged = false;
 
   int64_t pointCount() const; // product of the extents
   // Arithmetic operations per point: each +, -, *, / and function in the expression, and the

@@ -105,7 +105,7 @@ private:
                             "', which ranges over the free size " + s.indices[size_t(i)].param);
           followable = false;
         }
-      if (followable && (lo < 0 || hi >= t.shape[d]))
+      if (followable && !a.pad && (lo < 0 || hi >= t.shape[d]))
         fail(s.range, dim + " reaches " + std::to_string(int64_t(lo)) + ".." +
                           std::to_string(int64_t(hi) + 1) + " over the domain but has size " +
                           std::to_string(t.shape[d]));
@@ -116,6 +116,8 @@ private:
   void writeAccess(const Statement &s) {
     if (!access(s, s.lhs, "the written access"))
       return;
+    if (s.lhs.pad)
+      fail(s.range, "the written access is padded");
     const Tensor &t = k_.tensors[size_t(s.lhs.tensor)];
     if (t.role == TensorRole::Input)
       fail(s.range, "the statement writes the input '" + t.name + "'");

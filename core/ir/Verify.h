@@ -12,7 +12,8 @@
 // the written access (a writable tensor of the kernel, one distinct index per dimension, in
 // order, plus a constant where a range starts above 0), reduction indices exactly those absent from
 // the write, a reduction operator exactly when there are reduction indices, every access of the
-// right rank, with index positions in range and in bounds over the whole domain (a free dimension
+// right rank, with index positions in range and in bounds over the whole domain unless a padded
+// read, the written access never padded (a free dimension
 // indexed by its own parameter's index alone), the self-read rule (the written tensor read only at
 // the written point, and never by a reduction), and expression shape and types (arity per operator,
 // operands of the node's type except a conversion's, reads of their tensor's type, the

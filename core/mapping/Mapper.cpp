@@ -148,8 +148,9 @@ struct Unifier {
       return;
     using K = ir::Expr::Kind;
     if (ie.kind == K::Read) {
-      // An index value is computed only by the statement's own evaluation at each point.
-      if (ir::usesIndexValue(se))
+      // An index value or a padded read is computed only by the statement's own evaluation at
+      // each point.
+      if (ir::computedPerPoint(se))
         return;
       int o = ie.access.tensor;
       const ir::Tensor &op = instr.tensors[o];

@@ -283,7 +283,10 @@ private:
     const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
     forEachPoint([&](const std::vector<int64_t> &p) {
       auto read = [&](const ir::Access &a) {
-        return b_[a.tensor][interp::flatIndex(k_.tensors[a.tensor], a, p)];
+        const ir::Tensor &r = k_.tensors[a.tensor];
+        if (a.pad && !ir::inBounds(r, a, p))
+          return interp::roundTo(r.type, *a.pad);
+        return b_[a.tensor][interp::flatIndex(r, a, p)];
       };
       double &dst = b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)];
       dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read, &p));

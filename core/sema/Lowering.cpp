@@ -167,6 +167,12 @@ public:
       return std::nullopt;
     }
     const ir::Tensor &target = ctx_.tensors[lhsTensor_];
+    if (lhs.pad) {
+      diags_.error("E0313", lhs.pad->range,
+                   "only a read can be padded; a write of '" + lhs.name.name +
+                       "' stays within its shape");
+      failed_ = true;
+    }
     checkWritable(target);
     lowerWriteIndices(lhs, target);
     std::vector<ir::Affine> lhsIndices = lhsIndices_;
@@ -398,7 +404,7 @@ private:
         normalise(affine);
     });
     forEachIndexValue(rhs, [&](ir::Affine &affine) { normalise(affine); });
-    stmt.lhs = {lhsTensor_, std::move(lhsIndices)};
+    stmt.lhs = {lhsTensor_, std::move(lhsIndices), std::nullopt};
     stmt.reduce = s_.op == ast::AssignOp::Sum    ? ir::ReduceOp::Sum
                   : s_.op == ast::AssignOp::Prod ? ir::ReduceOp::Prod
                   : s_.op == ast::AssignOp::Max  ? ir::ReduceOp::Max
@@ -847,8 +853,46 @@ private:
       out.access.indices.push_back(affine(*dim));
     out.type = ctx_.tensors[tensorIndex].type;
     type = out.type;
+    if (e.pad)
+      out.access.pad = padValue(e, out.type);
     readAccesses_.push_back({&e, tensorIndex, out.access.indices});
     return out;
+  }
+
+  // The value of `X[...] pad v`: a number or `inf` (signed), one of the read's type's values.
+  std::optional<double> padValue(const ast::Expr &e, ir::ElemType type) {
+    if (ctx_.instruction) {
+      diags_.error("E0313", e.pad->range,
+                   "an instruction's semantics cannot pad a read; describe what its operands hold");
+      failed_ = true;
+      return std::nullopt;
+    }
+    const ast::Expr &written = *e.pad;
+    const ast::Expr &literal = written.kind == ast::Expr::Kind::Neg ? *written.args[0] : written;
+    double sign = written.kind == ast::Expr::Kind::Neg ? -1 : 1;
+    double v = literal.number;
+    if (literal.kind == ast::Expr::Kind::Name) {
+      if (literal.name.name != "inf") {
+        diags_.error("E0313", literal.range,
+                     "a pad value is a number or inf, not '" + literal.name.name + "'");
+        failed_ = true;
+        return std::nullopt;
+      }
+      v = INFINITY;
+    }
+    v *= sign;
+    if (!ir::isFloat(type)) {
+      int bits = 8 * ir::elemTypeBytes(type);
+      if (v != std::trunc(v) || v < -std::ldexp(1.0, bits - 1) ||
+          v > std::ldexp(1.0, bits - 1) - 1) {
+        diags_.error("E0304", written.range,
+                     "the pad value is not an " + std::string(ir::elemTypeName(type)) +
+                         " value, but '" + e.name.name + "' is " + ir::elemTypeName(type));
+        failed_ = true;
+        return std::nullopt;
+      }
+    }
+    return v;
   }
 
   // A conversion to an element type, `f32(x)`.
@@ -1018,8 +1062,10 @@ private:
         dims.push_back({&acc, t, d, indices[d]});
     };
     add(*s_.lhs, lhsTensor_, lhsIndices_);
+    // A padded read is neither bounds-checked nor a source of ranges.
     for (const auto &[acc, t, indices] : readAccesses_)
-      add(*acc, t, indices);
+      if (!acc->pad)
+        add(*acc, t, indices);
     return dims;
   }
 
@@ -1115,7 +1161,9 @@ private:
       if (v.param.empty() && !v.lo) {
         sizeError("E0405", v.firstUse,
                   "cannot infer the range of index '" + v.name +
-                      "': no tensor dimension determines it; add `where " + v.name + " in 0..N`");
+                      "': no tensor dimension determines it" +
+                      (inPaddedRead(int(&v - vars_.data())) ? " (a padded read never does)" : "") +
+                      "; add `where " + v.name + " in 0..N`");
         ok = false;
       } else if (v.param.empty() && *v.hi < *v.lo) {
         sizeError("E0406", v.firstUse,
@@ -1125,6 +1173,14 @@ private:
       }
     }
     return ok;
+  }
+
+  bool inPaddedRead(int var) const {
+    for (const auto &[acc, t, indices] : readAccesses_)
+      for (const auto &d : indices)
+        if (acc->pad && d.coefficientOf(var) != 0)
+          return true;
+    return false;
   }
 
   // Range of v with coef*v + [restMin, restMax] inside [0, size): inclusive [lo, hi].

@@ -54,6 +54,9 @@ struct Expr {
   bool isInteger = false;    // Number: written without fraction or exponent
   Ident name;                // Name, Access (tensor), Call (callee)
   std::vector<ExprPtr> args; // Access indices, Call arguments, operands of Neg and binaries
+  // Access: the value of a padded read (`X[i - 1] pad 0`), or null. A Number or a Name
+  // (`inf`), under a Neg when written with a minus; sema checks it.
+  ExprPtr pad;
 };
 
 struct TensorType {

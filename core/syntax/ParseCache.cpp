@@ -43,6 +43,7 @@ struct Relocate {
     out->isInteger = e->isInteger;
     out->name = (*this)(e->name);
     out->args = (*this)(e->args);
+    out->pad = (*this)(e->pad);
     return out;
   }
   ast::TensorType operator()(const ast::TensorType &t) const {

@@ -912,6 +912,32 @@ private:
         return nullptr;
       e->args.push_back(std::move(a));
     }
+    if (auto *pad = c->padValue()) {
+      if (broken(pad))
+        return nullptr;
+      auto value = std::make_unique<ast::Expr>();
+      if (auto *number = pad->NUMBER()) {
+        std::string s = textOf(number->getSymbol());
+        value->range = range(number->getSymbol());
+        value->kind = ast::Expr::Kind::Number;
+        value->number = std::strtod(s.c_str(), nullptr);
+        value->isInteger = s.find_first_of(".eE") == std::string::npos;
+      } else if (auto id = ident(pad->ID())) {
+        value->kind = ast::Expr::Kind::Name;
+        value->name = *id;
+        value->range = id->range;
+      } else {
+        return nullptr;
+      }
+      if (pad->MINUS()) {
+        auto neg = std::make_unique<ast::Expr>();
+        neg->kind = ast::Expr::Kind::Neg;
+        neg->range = range(pad);
+        neg->args.push_back(std::move(value));
+        value = std::move(neg);
+      }
+      e->pad = std::move(value);
+    }
     return e;
   }
 

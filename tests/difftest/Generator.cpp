@@ -470,8 +470,8 @@ private:
         note(IndexExpr{{{st.lhsIndices[d], 1}}, 0}, shape[d]);
     forEachRead(st.rhs, [&](const Expr &r) {
       const Tensor *t = k_.find(r.tensor);
-      if (t->role == Role::Implicit && r.tensor == lhs_ && newImplicit_)
-        return;
+      if ((t->role == Role::Implicit && r.tensor == lhs_ && newImplicit_) || r.pad)
+        return; // a padded read fixes no range
       for (size_t d = 0; d < r.indices.size(); ++d)
         note(r.indices[d], t->shape[d]);
     });
@@ -954,10 +954,28 @@ private:
       shape.push_back(reach + 1 + slack);
       r.indices.push_back(e);
     }
+    // A padded read: indices shifted below 0 and dimensions cut short of what they reach.
+    std::optional<double> pad;
+    if (!r.indices.empty() && rng_.chance(12)) {
+      for (size_t d = 0; d < r.indices.size(); ++d) {
+        if (!r.indices[d].terms.empty() && rng_.chance(50))
+          r.indices[d].constant -= int64_t(rng_.below(3));
+        if (rng_.chance(50))
+          shape[d] = std::max<int64_t>(1, shape[d] - int64_t(rng_.below(3)));
+      }
+      static const std::vector<double> values = {0, 1, -2, 0.5};
+      pad = rng_.pick(values);
+      if (isInt(type) && *pad != std::trunc(*pad))
+        pad = 0;
+      r.pad = pad;
+      trait("pad");
+    }
     Tensor &t = addTensor(Role::Input, type, shape);
     r.tensor = t.name;
     noteRead(r);
     v = info_[t.name].bounds;
+    if (pad)
+      v = {std::min(v.lo, *pad), std::max(v.hi, *pad)};
     return converted(std::move(r), type, to.value_or(type), v);
   }
 

@@ -5,7 +5,8 @@
 //
 // What a kernel can hold: 1 to 4 statements writing outputs, explicit (`local`) and implicit
 // locals, scalars; 0 to 5 dimensions; reads with plain, shifted (`h + 1`, `h - 2`), strided
-// (`2 * h + r`), summed (`h + r`) and constant indices; `=`, `+=`, `max=` and `min=` with 0 to 2
+// (`2 * h + r`), summed (`h + r`) and constant indices, and padded reads (`X[h - 2] pad 0.5` of
+// inputs cut short of what their indices reach); `=`, `+=`, `max=` and `min=` with 0 to 2
 // reduction indices; `where` ranges (some starting above 0); the element-wise functions and
 // conversions; all six element types; sizes from 1 through primes up to 37, and in a tenth of
 // the kernels some extents up to 257 (past cache tiles, into parallel loops).

@@ -120,7 +120,7 @@ std::string printExpr(const Expr &e) {
     std::vector<std::string> idx;
     for (const auto &i : e.indices)
       idx.push_back(printIndex(i));
-    return access(e.tensor, idx);
+    return access(e.tensor, idx) + (e.pad ? " pad " + number(*e.pad) : "");
   }
   case Expr::Kind::Neg: {
     std::string out = "-";

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ struct Expr {
   double value = 0;                    // Const
   std::string tensor;                  // Read
   std::vector<IndexExpr> indices;      // Read
+  std::optional<double> pad;           // Read: a padded read's value (`X[i - 1] pad 0`)
   std::string fn;                      // Call: exp, tanh, ...; Compare and Logic: the operator
   ir::ElemType to = ir::ElemType::F32; // Cast
   std::vector<Expr> args;

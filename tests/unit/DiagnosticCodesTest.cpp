@@ -282,6 +282,16 @@ std::vector<Case> cases() {
        "0.5", "this literal is not an i32 value, but it is compared with one"},
       {"E0304_SelectedValuesOfTwoTypes", "E0304", text(k2 + "B[i] = A[i] > 0 ? A[i] : X[i]; }\n"),
        "A[i] > 0 ? A[i] : X[i]", "mixed element types f32 and i32"},
+      {"E0313_PaddedWrite", "E0313", text(k2 + "B[i] pad 0 = A[i]; }\n"), "0",
+       "only a read can be padded"},
+      {"E0313_PadInAnInstruction", "E0313",
+       text(mem +
+            "instr x(d: out f32[4] in DRAM, a: f32[4] in DRAM) { d[i] = a[i - 1] pad 0; } }\n"),
+       "0", "an instruction's semantics cannot pad a read"},
+      {"E0313_PadNotANumber", "E0313", text(k2 + "B[i] = A[i - 1] pad nan; }\n"), "nan",
+       "a pad value is a number or inf, not 'nan'"},
+      {"E0304_PadNotOfTheReadType", "E0304", text(k2 + "B[i] = f32(X[i - 1] pad 0.5); }\n"), "0.5",
+       "the pad value is not an i32 value"},
       // ---- sizes and ranges
       // ----------------------------------------------------------------------
       {"E0401_TooManySizeArguments", "E0401", text(k + "instance x = k<4, 5>;\n"),

@@ -123,7 +123,8 @@ std::vector<Case> cases() {
 }
 
 // The constructs of issue 20: product reductions (from 1, onto earlier values, wrapping in
-// integers, over a reduction long enough to run in vector lanes), selections and index values.
+// integers, over a reduction long enough to run in vector lanes), selections, index values and
+// padded reads.
 std::vector<Case> constructCases() {
   return {
       {"product", "kernel k<N, K>(A: f32[N, K]) -> (P: f32[N]) { P[n] *= A[n, k] + 1; }\n"
@@ -192,6 +193,32 @@ std::vector<Case> constructCases() {
                            "  Y[i] += j <= i ? X[j] : 0 where j in 0..N;\n"
                            "}\n"
                            "instance index_prefix_sum = k<67>;\n"},
+      // Padded reads: a "same" convolution (zero padding on both sides), a max pool padded
+      // with -inf, a causal tap, integer padding, and a padded local read by a later statement.
+      {"pad_same_conv", "kernel k<C, H, W, F>(I: f32[C, H, W], K: f32[F, C, 3, 3]) ->\n"
+                        "    (O: f32[F, H, W]) {\n"
+                        "  O[f, h, w] += I[c, h + r - 1, w + s - 1] pad 0 * K[f, c, r, s];\n"
+                        "}\n"
+                        "instance pad_same_conv = k<3, 7, 19, 5>;\n"},
+      {"pad_max_pool",
+       "kernel k<H, W>(I: f32[H, W]) -> (O: f32[H, W]) {\n"
+       "  O[h, w] max= I[h + r - 1, w + s - 1] pad -inf where r in 0..3, s in 0..3;\n"
+       "}\n"
+       "instance pad_max_pool = k<9, 37>;\n"},
+      {"pad_causal_tap", "kernel k<N, T>(X: f32[N], D: f32[T]) -> (Y: f32[N]) {\n"
+                         "  Y[i] += X[i - t] pad 0 * D[t];\n"
+                         "}\n"
+                         "instance pad_causal_tap = k<67, 4>;\n"},
+      {"pad_integer_strided", "kernel k<N>(Q: i8[N]) -> (Y: i32[N], Z: i8[N]) {\n"
+                              "  Y[i] = i32(Q[2 * i - 3] pad -128) + i32(Q[i + 1] pad 7);\n"
+                              "  Z[i] = Q[N - 1 - i] pad 1;\n"
+                              "}\n"
+                              "instance pad_integer_strided = k<29>;\n"},
+      {"pad_local_and_f16", "kernel k<N>(X: f16[N]) -> (Y: f16[N]) {\n"
+                            "  T[i] = X[i] * X[i];\n"
+                            "  Y[i] = T[i - 2] pad 0.1 + T[i + 2] pad 65504;\n"
+                            "}\n"
+                            "instance pad_local_and_f16 = k<23>;\n"},
   };
 }
 
@@ -238,9 +265,25 @@ TEST_P(ExecutorAgreement, EveryExecutorComputesTheReference) {
   ASSERT_EQ(kernels.size(), 1u) << render(session);
   const ir::Kernel &k = kernels[0];
 
+  // The reference runs the kernel as written: padded reads are not staged (ir/Padding.h), and
+  // staged locals come after the tensors written.
+  SessionOptions asWrittenOptions;
+  asWrittenOptions.stagePaddedReads = false;
+  Session written(asWrittenOptions);
+  written.loadText(c.name + ".isam", c.text);
+  auto asWritten = written.instances({});
+  ASSERT_EQ(asWritten.size(), 1u) << render(written);
+  const ir::Kernel &w = asWritten[0];
   interp::Buffers inputs = interp::randomInputs(k, 7);
-  interp::Buffers ref = inputs;
-  interp::run(k, ref);
+  interp::Buffers ref(inputs.begin(), inputs.begin() + ptrdiff_t(w.tensors.size()));
+  interp::run(w, ref);
+  for (size_t t = w.tensors.size(); t < k.tensors.size(); ++t)
+    ref.emplace_back(size_t(k.tensors[t].elementCount()), 0.0);
+  {
+    interp::Buffers staged = inputs;
+    interp::run(k, staged);
+    expectSame(k, ref, staged, "interpreter on the IR with padded reads staged");
+  }
   {
     // The interpreter itself does not depend on what the output buffers held.
     interp::Buffers poisoned = inputs;

@@ -38,11 +38,12 @@ TEST(Robustness, RandomBytes) {
 
 TEST(Robustness, RandomTokens) {
   const char *pieces[] = {
-      "kernel", "instance", "target", "memory", "instr", "move",  "system", "(",    ")",   "[",
-      "]",      "{",        "}",      "<",      ">",     ",",     ":",      ";",    "=",   "+=",
-      "max=",   "->",       "..",     "*",      "+",     "-",     "/",      "f32",  "A",   "i",
-      "16",     "2.5",      "where",  "in",     "out",   "inout", "\"s\"",  "cost", "asm", "GiB",
-      "import", "*=",       "?",      "<=",     "==",    "!=",    "&&",     "||",   "!"};
+      "kernel", "instance", "target", "memory", "instr",  "move",  "system", "(",   ")",
+      "[",      "]",        "{",      "}",      "<",      ">",     ",",      ":",   ";",
+      "=",      "+=",       "max=",   "->",     "..",     "*",     "+",      "-",   "/",
+      "f32",    "A",        "i",      "16",     "2.5",    "where", "in",     "out", "inout",
+      "\"s\"",  "cost",     "asm",    "GiB",    "import", "*=",    "?",      "<=",  "==",
+      "!=",     "&&",       "||",     "!",      "pad",    "inf"};
   std::mt19937 rng(7);
   for (int round = 0; round < 500; ++round) {
     std::string text;
