@@ -130,7 +130,7 @@ scheduleValue : ID (NUMBER)? | NUMBER ;
 // precedence, except that `!` applies to a whole comparison: `!x < y` is `!(x < y)`).
 expr
     : op=MINUS expr                                   # negExpr
-    | expr op=(STAR | SLASH) expr                     # mulExpr
+    | expr op=(STAR | SLASH | PERCENT) expr           # mulExpr
     | expr op=(PLUS | MINUS) expr                     # addExpr
     | expr op=(LT | LE | GT | GE | EQ | NE) expr      # compareExpr
     | op=NOT expr                                     # notExpr
@@ -246,6 +246,7 @@ PLUS : '+' ;
 MINUS : '-' ;
 STAR : '*' ;
 SLASH : '/' ;
+PERCENT : '%' ;
 LPAREN : '(' ;
 RPAREN : ')' ;
 LBRACK : '[' ;

@@ -97,8 +97,8 @@ std::vector<Classified> classify(Analysis &a) {
       std::string_view p = syntax::tokenText(text, t);
       // '<' and '>' are left out: they also bracket size parameters (`k<N>`).
       static constexpr std::string_view operators[] = {
-          "=",  "+=", "*=", "max=", "min=", "+",  "-",  "*", "/", "->",
-          "..", "<=", ">=", "==",   "!=",   "&&", "||", "!", "?"};
+          "=",  "+=", "*=", "max=", "min=", "+",  "-",  "*",  "/", "%",
+          "->", "..", "<=", ">=",   "==",   "!=", "&&", "||", "!", "?"};
       if (std::find(std::begin(operators), std::end(operators), p) != std::end(operators))
         out.push_back({t.begin, t.end, OperatorT, 0});
       break;

@@ -484,6 +484,16 @@ Value *Generator::affine(const ir::Affine &a, const std::vector<Value *> &point)
   Value *x = c64(a.constant);
   for (auto [i, coef] : a.terms)
     x = add(x, mul(point[size_t(i)], c64(coef)));
+  // Quasi-affine parts (only in statements run as scalar code): floor division and a
+  // non-negative remainder, from C's truncating ones.
+  for (const auto &q : a.quasi) {
+    Value *inner = affine(q.inner, point), *d = c64(q.divisor);
+    Value *r = b_.CreateSRem(inner, d);
+    Value *negative = b_.CreateICmpSLT(r, c64(0));
+    Value *part = q.remainder ? b_.CreateSelect(negative, add(r, d), r)
+                              : sub(b_.CreateSDiv(inner, d), b_.CreateZExt(negative, i64()));
+    x = add(x, mul(part, c64(q.coef)));
+  }
   return x;
 }
 
@@ -1690,12 +1700,7 @@ void Generator::emitScalar(State &st) {
       return v_.convert(b_.CreateSelect(inside, loaded, v_.constant(*a.pad, t.type, 1)), t.type,
                         want);
     };
-    Values::IndexReader index = [&](const ir::Affine &a) {
-      Value *v = c64(a.constant);
-      for (auto [i, coef] : a.terms)
-        v = add(v, mul(c64(coef), point[size_t(i)]));
-      return v;
-    };
+    Values::IndexReader index = [&](const ir::Affine &a) { return affine(a, point); };
     Holder h = tensorHolder(s_->lhs.tensor);
     Value *ptr = address(s_->lhs, point, h);
     Value *value = v_.convert(v_.eval(s_->rhs, 1, read, index), s_->rhs.type, out.type);

@@ -105,6 +105,7 @@ int precedence(const ast::Expr &e) {
     return 5;
   case ExprKind::Mul:
   case ExprKind::Div:
+  case ExprKind::Mod:
     return 6;
   case ExprKind::Neg:
     return 7;
@@ -123,6 +124,8 @@ const char *binaryText(ExprKind k) {
     return " * ";
   case ExprKind::Div:
     return " / ";
+  case ExprKind::Mod:
+    return " % ";
   case ExprKind::Lt:
     return " < ";
   case ExprKind::Le:
@@ -186,6 +189,10 @@ void appendExpr(std::string &out, const ast::Expr *e) {
     out += e->kind == ExprKind::Access ? '[' : '(';
     appendList(out, e->args);
     out += e->kind == ExprKind::Access ? ']' : ')';
+    if (e->pad) {
+      out += " pad ";
+      appendExpr(out, e->pad.get());
+    }
     return;
   case ExprKind::Neg:
   case ExprKind::Not:
@@ -212,8 +219,8 @@ void appendExpr(std::string &out, const ast::Expr *e) {
     // `a - (b - c)` and `a / (b * c)` keep their parentheses.
     bool rightParens =
         r && (precedence(*r) < p ||
-              (precedence(*r) == p &&
-               (e->kind == ExprKind::Sub || e->kind == ExprKind::Div || p == kCompareLevel)));
+              (precedence(*r) == p && (e->kind == ExprKind::Sub || e->kind == ExprKind::Div ||
+                                       e->kind == ExprKind::Mod || p == kCompareLevel)));
     appendOperand(out, r, rightParens);
     return;
   }

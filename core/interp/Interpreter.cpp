@@ -39,12 +39,8 @@ double toF16(double v) {
 
 int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point) {
   int64_t flat = 0;
-  for (size_t d = 0; d < a.indices.size(); ++d) {
-    int64_t v = a.indices[d].constant;
-    for (auto [i, coef] : a.indices[d].terms)
-      v += coef * point[i];
-    flat = flat * t.shape[d] + v;
-  }
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    flat = flat * t.shape[d] + ir::valueAt(a.indices[d], point);
   return flat;
 }
 

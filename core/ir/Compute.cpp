@@ -255,15 +255,72 @@ bool usesPaddedRead(const Expr &e) {
          std::any_of(e.args.begin(), e.args.end(), [](const Expr &a) { return usesPaddedRead(a); });
 }
 
+bool usesQuasiAffineRead(const Expr &e) {
+  if (e.kind == Expr::Kind::Read)
+    for (const auto &d : e.access.indices)
+      if (!d.quasi.empty())
+        return true;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const Expr &a) { return usesQuasiAffineRead(a); });
+}
+
 bool computedPerPoint(const Expr &e) {
-  return usesIndexValue(e) || usesPaddedRead(e);
+  return usesIndexValue(e) || usesPaddedRead(e) || usesQuasiAffineRead(e);
+}
+
+int64_t floorDiv(int64_t a, int64_t d) {
+  return a / d - ((a % d != 0) && (a < 0));
+}
+
+int64_t floorMod(int64_t a, int64_t d) {
+  return a - floorDiv(a, d) * d;
+}
+
+int64_t valueAt(const Affine &a, const std::vector<int64_t> &point) {
+  int64_t v = a.constant;
+  for (auto [i, coef] : a.terms)
+    v += coef * point.at(size_t(i));
+  for (const auto &q : a.quasi) {
+    int64_t inner = valueAt(q.inner, point);
+    v += q.coef * (q.remainder ? floorMod(inner, q.divisor) : floorDiv(inner, q.divisor));
+  }
+  return v;
+}
+
+std::pair<__int128, __int128>
+rangeOf(const Affine &a, const std::function<std::pair<int64_t, int64_t>(int)> &rangeOfIndex) {
+  __int128 lo = a.constant, hi = a.constant;
+  auto add = [&](__int128 coef, __int128 from, __int128 to) {
+    __int128 x = coef * from, y = coef * to;
+    lo += std::min(x, y);
+    hi += std::max(x, y);
+  };
+  for (auto [i, coef] : a.terms) {
+    auto [from, to] = rangeOfIndex(i);
+    add(coef, from, to);
+  }
+  for (const auto &q : a.quasi) {
+    auto [from, to] = rangeOf(q.inner, rangeOfIndex);
+    // Inner values are sums of 2^40-bounded coefficients times extents: they fit 64 bits.
+    int64_t f = int64_t(from), t = int64_t(to), d = q.divisor;
+    if (!q.remainder)
+      add(q.coef, floorDiv(f, d), floorDiv(t, d));
+    else if (floorDiv(f, d) == floorDiv(t, d)) // within one period the remainders grow
+      add(q.coef, floorMod(f, d), floorMod(t, d));
+    else
+      add(q.coef, 0, d - 1);
+  }
+  return {lo, hi};
+}
+
+std::pair<__int128, __int128> rangeOver(const Affine &a, const Statement &s) {
+  return rangeOf(
+      a, [&](int i) { return std::pair<int64_t, int64_t>(0, s.indices.at(size_t(i)).extent - 1); });
 }
 
 bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &point) {
   for (size_t d = 0; d < a.indices.size(); ++d) {
-    int64_t v = a.indices[d].constant;
-    for (auto [i, coef] : a.indices[d].terms)
-      v += coef * point.at(size_t(i));
+    int64_t v = valueAt(a.indices[d], point);
     if (v < 0 || v >= t.shape.at(d))
       return false;
   }
@@ -271,11 +328,7 @@ bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &poin
 }
 
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point) {
-  const Affine &a = e.access.indices.at(0);
-  int64_t v = a.constant;
-  for (auto [i, coef] : a.terms)
-    v += coef * point.at(size_t(i));
-  return v;
+  return valueAt(e.access.indices.at(0), point);
 }
 
 int exprArity(const Expr &e) {
@@ -381,9 +434,27 @@ std::string printAffine(const Affine &a, const Statement &s) {
       out += std::to_string(mag) + "*";
     out += s.indices[i].name;
   }
+  for (const auto &q : a.quasi) {
+    if (q.coef == 0)
+      continue;
+    std::string inner = printAffine(q.inner, s);
+    bool single = q.inner.terms.size() == 1 && q.inner.quasi.empty() && q.inner.constant == 0 &&
+                  q.inner.terms[0].second == 1;
+    std::string part = (single ? inner : "(" + inner + ")") + (q.remainder ? " % " : " / ") +
+                       std::to_string(q.divisor);
+    int64_t mag = q.coef < 0 ? -q.coef : q.coef;
+    if (mag != 1)
+      part = std::to_string(mag) + "*(" + part + ")";
+    if (!out.empty())
+      out += q.coef < 0 ? " - " : " + ";
+    else if (q.coef < 0)
+      out += "-";
+    out += part;
+  }
   if (a.constant != 0 || out.empty()) {
     if (out.empty())
       out = std::to_string(a.constant);
+
     else
       out += (a.constant < 0 ? " - " : " + ") +
              std::to_string(a.constant < 0 ? -a.constant : a.constant);
@@ -484,7 +555,7 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
   case Expr::Kind::Index: {
     const Affine &a = e.access.indices.at(0);
     std::string t = printAffine(a, s);
-    return a.terms.size() + (a.constant != 0 ? 1 : 0) > 1 ? "(" + t + ")" : t;
+    return a.terms.size() + (a.constant != 0 ? 1 : 0) > 1 || !a.quasi.empty() ? "(" + t + ")" : t;
   }
   }
   return "?";

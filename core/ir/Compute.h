@@ -12,6 +12,7 @@
 #include "source/SourceManager.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,13 +45,40 @@ struct Tensor {
   std::vector<int64_t> strides() const;
 };
 
-// sum(coef * index) + constant
+struct Quasi;
+
+// sum(coef * index) + constant, plus quasi-affine parts (`h / 2`, `(i + s) % N`) in the reads of
+// a kernel's statements.
 struct Affine {
   std::vector<std::pair<int, int64_t>> terms; // (index position in the statement, coefficient)
   int64_t constant = 0;
+  // Each adds coef * floor(inner / divisor), or coef * (inner mod divisor) in 0..divisor-1 (as
+  // ISL and Python divide). A read with one is computed per point (computedPerPoint): only
+  // the interpreters and the JIT's scalar code evaluate it, so every other consumer sees
+  // affine functions only.
+  std::vector<Quasi> quasi;
 
   int64_t coefficientOf(int index) const;
 };
+
+struct Quasi {
+  Affine inner;
+  int64_t divisor = 1; // positive
+  bool remainder = false;
+  int64_t coef = 1;
+};
+
+// floor(a / d) and a mod d in 0..d-1, for d > 0.
+int64_t floorDiv(int64_t a, int64_t d);
+int64_t floorMod(int64_t a, int64_t d);
+// The value of an affine function (quasi parts included) at a point of its statement.
+int64_t valueAt(const Affine &a, const std::vector<int64_t> &point);
+// The smallest and largest value of `a` when each index i ranges over rangeOf(i) (inclusive);
+// exact for affine functions and for each quasi part alone, in 128 bits.
+std::pair<__int128, __int128>
+rangeOf(const Affine &a, const std::function<std::pair<int64_t, int64_t>(int)> &rangeOfIndex);
+// Over a statement's domain (each index from 0 to its extent - 1).
+std::pair<__int128, __int128> rangeOver(const Affine &a, const struct Statement &s);
 
 struct Access {
   int tensor = -1;
@@ -146,8 +174,10 @@ bool isCondition(const Expr &e);
 bool usesIndexValue(const Expr &e);
 // Whether e or a sub-expression of it is a padded read.
 bool usesPaddedRead(const Expr &e);
+// Whether e or a sub-expression of it reads through a quasi-affine index (`X[h / 2]`).
+bool usesQuasiAffineRead(const Expr &e);
 // Whether only the statement's own evaluation at each point may compute e: it uses an index
-// value or a padded read, which no instruction operand stands for.
+// value, a padded read or a quasi-affine index, which no instruction operand stands for.
 bool computedPerPoint(const Expr &e);
 // The value of an Index at a point of its statement.
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point);

@@ -8,17 +8,6 @@ namespace isam::ir {
 
 namespace {
 
-// The smallest and largest value of an affine function over a statement's domain.
-std::pair<int64_t, int64_t> rangeOver(const Affine &a, const Statement &s) {
-  int64_t lo = a.constant, hi = a.constant;
-  for (auto [i, coef] : a.terms) {
-    int64_t top = coef * (s.indices[size_t(i)].extent - 1);
-    lo += std::min<int64_t>(0, top);
-    hi += std::max<int64_t>(0, top);
-  }
-  return {lo, hi};
-}
-
 template <class F> void forEachRead(Expr &e, F &&f) {
   if (e.kind == Expr::Kind::Read)
     f(e.access);
@@ -78,8 +67,8 @@ int stagePaddedReads(Kernel &k) {
       bool inside = true;
       for (size_t d = 0; d < a.indices.size(); ++d) {
         auto [lo, hi] = rangeOver(a.indices[d], s);
-        b.lo.push_back(lo);
-        b.hi.push_back(hi);
+        b.lo.push_back(int64_t(lo));
+        b.hi.push_back(int64_t(hi));
         inside = inside && lo >= 0 && hi < t.shape[d];
       }
       if (inside) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace isam::ir {
 
@@ -56,6 +57,17 @@ private:
   }
 
   // Rank, index positions and bounds of one access; false when it cannot be followed further.
+  static bool quasiOk(const Statement &s, const Affine &x) {
+    for (const auto &q : x.quasi) {
+      if (q.divisor <= 0 || !quasiOk(s, q.inner))
+        return false;
+      for (auto [i, coef] : q.inner.terms)
+        if (i < 0 || size_t(i) >= s.indices.size())
+          return false;
+    }
+    return true;
+  }
+
   bool access(const Statement &s, const Access &a, const std::string &role) {
     if (a.tensor < 0 || size_t(a.tensor) >= k_.tensors.size()) {
       fail(s.range, role + " names tensor #" + std::to_string(a.tensor) + " of " +
@@ -88,6 +100,14 @@ private:
         lo += std::min<__int128>(0, top);
         hi += std::max<__int128>(0, top);
       }
+      if (!x.quasi.empty()) {
+        if (!quasiOk(s, x)) {
+          fail(s.range, dim + " has a quasi-affine part with a bad divisor or index position");
+          ok = false;
+          continue;
+        }
+        std::tie(lo, hi) = rangeOver(x, s);
+      }
       if (!followable)
         continue;
       if (isFree(t, d)) {
@@ -118,6 +138,9 @@ private:
       return;
     if (s.lhs.pad)
       fail(s.range, "the written access is padded");
+    for (const auto &x : s.lhs.indices)
+      if (!x.quasi.empty())
+        fail(s.range, "the written access has a quasi-affine index");
     const Tensor &t = k_.tensors[size_t(s.lhs.tensor)];
     if (t.role == TensorRole::Input)
       fail(s.range, "the statement writes the input '" + t.name + "'");

@@ -13,7 +13,8 @@
 // order, plus a constant where a range starts above 0), reduction indices exactly those absent from
 // the write, a reduction operator exactly when there are reduction indices, every access of the
 // right rank, with index positions in range and in bounds over the whole domain unless a padded
-// read, the written access never padded (a free dimension
+// read (quasi-affine parts included, with positive divisors), the written access never padded
+// nor quasi-affine (a free dimension
 // indexed by its own parameter's index alone), the self-read rule (the written tensor read only at
 // the written point, and never by a reduction), and expression shape and types (arity per operator,
 // operands of the node's type except a conversion's, reads of their tensor's type, the

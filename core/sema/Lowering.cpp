@@ -102,7 +102,8 @@ std::optional<int64_t> evalSize(const ast::Expr &e, const Sizes &sizes, Diagnost
   case K::Add:
   case K::Sub:
   case K::Mul:
-  case K::Div: {
+  case K::Div:
+  case K::Mod: {
     auto a = evalSize(*e.args[0], sizes, diags, what);
     auto b = evalSize(*e.args[1], sizes, diags, what);
     if (!a || !b)
@@ -123,6 +124,8 @@ std::optional<int64_t> evalSize(const ast::Expr &e, const Sizes &sizes, Diagnost
         return std::nullopt;
       }
       r = *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0))); // floor division
+      if (e.kind == K::Mod)
+        r = *a - r * *b; // the remainder of the floor division, of b's sign
     }
     if (overflow || r > kMaxSize || r < -kMaxSize) {
       diags.error("E0302", e.range, what + " is too large (the limit is 2^40)");
@@ -390,12 +393,14 @@ private:
       stmt.indices.push_back(index);
     }
     // Renumber to positions and shift every index to start at 0.
-    auto normalise = [&](ir::Affine &affine) {
+    std::function<void(ir::Affine &)> normalise = [&](ir::Affine &affine) {
       for (auto &[i, coef] : affine.terms) {
         if (vars_[i].lo)
           affine.constant += coef * *vars_[i].lo;
         i = position[i];
       }
+      for (auto &q : affine.quasi)
+        normalise(q.inner);
     };
     for (auto &affine : lhsIndices)
       normalise(affine);
@@ -461,7 +466,7 @@ private:
     if (a.size() != b.size())
       return false;
     for (size_t d = 0; d < a.size(); ++d) {
-      if (a[d].constant != b[d].constant)
+      if (a[d].constant != b[d].constant || !a[d].quasi.empty() || !b[d].quasi.empty())
         return false;
       auto terms = [](const ir::Affine &x) {
         std::map<int, int64_t> m;
@@ -563,33 +568,25 @@ private:
       if (e.kind == K::Sub)
         r = scale(r, -1);
       l.terms.insert(l.terms.end(), r.terms.begin(), r.terms.end());
+      l.quasi.insert(l.quasi.end(), r.quasi.begin(), r.quasi.end());
       l.constant += r.constant; // two terms of at most 2^40 each (bounded())
       return bounded(l, e);
     }
     case K::Mul: {
       ir::Affine l = affine(*e.args[0]);
       ir::Affine r = affine(*e.args[1]);
-      if (!l.terms.empty() && !r.terms.empty()) {
+      auto constant = [](const ir::Affine &x) { return x.terms.empty() && x.quasi.empty(); };
+      if (!constant(l) && !constant(r)) {
         diags_.error("E0308", e.range,
                      "an index must be affine: a product of two index variables is not");
         failed_ = true;
         return l;
       }
-      return bounded(l.terms.empty() ? scale(r, l.constant) : scale(l, r.constant), e);
+      return bounded(constant(l) ? scale(r, l.constant) : scale(l, r.constant), e);
     }
-    case K::Div: {
-      ir::Affine l = affine(*e.args[0]);
-      ir::Affine r = affine(*e.args[1]);
-      if (!l.terms.empty() || !r.terms.empty()) {
-        diags_.error("E0308", e.range,
-                     "an index must be affine: division of an index variable is not (use a "
-                     "stride on the other side, e.g. I[2*h + r])");
-        failed_ = true;
-        return l;
-      }
-      a.constant = r.constant == 0 ? 0 : l.constant / r.constant;
-      return a;
-    }
+    case K::Div:
+    case K::Mod:
+      return quotient(e);
     case K::Access:
     case K::Call:
       diags_.error("E0308", e.range,
@@ -607,6 +604,38 @@ private:
     return a;
   }
 
+  // `x / d` and `x % d` in an index: floor division and a remainder in 0..d-1 by a positive
+  // constant, folded when x is constant too, else a quasi-affine part.
+  ir::Affine quotient(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    ir::Affine a;
+    ir::Affine l = affine(*e.args[0]);
+    ir::Affine r = affine(*e.args[1]);
+    if (!r.terms.empty() || !r.quasi.empty()) {
+      diags_.error("E0308", e.range,
+                   std::string("an index may be ") +
+                       (e.kind == K::Div ? "divided by" : "taken modulo") +
+                       " a constant or a size only, not by an index");
+      failed_ = true;
+      return l;
+    }
+    if (r.constant <= 0) {
+      if (ctx_.sizes.bound()) {
+        diags_.error("E0308", e.range,
+                     "an index divisor must be positive, not " + std::to_string(r.constant));
+        failed_ = true;
+      }
+      return l;
+    }
+    if (l.terms.empty() && l.quasi.empty()) {
+      a.constant = e.kind == K::Div ? ir::floorDiv(l.constant, r.constant)
+                                    : ir::floorMod(l.constant, r.constant);
+      return a;
+    }
+    a.quasi.push_back({std::move(l), r.constant, e.kind == K::Mod, 1});
+    return a;
+  }
+
   // Coefficients and constants are products of numbers of at most 2^40: computed without
   // wrapping (a wrapped coefficient of 2^84 was 0, and the access silently read element 0),
   // then bounded by `bounded`.
@@ -617,6 +646,8 @@ private:
     };
     for (auto &t : a.terms)
       times(t.second);
+    for (auto &q : a.quasi)
+      times(q.coef);
     times(a.constant);
     return a;
   }
@@ -625,6 +656,8 @@ private:
     bool large = a.constant > kMaxSize || a.constant < -kMaxSize;
     for (auto &t : a.terms)
       large = large || t.second > kMaxSize || t.second < -kMaxSize;
+    for (auto &q : a.quasi)
+      large = large || q.coef > kMaxSize || q.coef < -kMaxSize;
     if (large && !failed_) {
       diags_.error("E0302", e.range,
                    "an index coefficient or constant is too large (the limit is 2^40)");
@@ -634,6 +667,8 @@ private:
       a.constant = std::clamp(a.constant, -kMaxSize, kMaxSize);
       for (auto &t : a.terms)
         t.second = std::clamp(t.second, -kMaxSize, kMaxSize);
+      for (auto &q : a.quasi)
+        q.coef = std::clamp(q.coef, -kMaxSize, kMaxSize);
     }
     return a;
   }
@@ -660,6 +695,8 @@ private:
     case K::Mul:
     case K::Div:
       return arithmeticExpr(e, type);
+    case K::Mod:
+      return remainderExpr(e, type);
     case K::Select:
       return selectExpr(e, type);
     default: // a condition
@@ -670,6 +707,46 @@ private:
       return ir::Expr();
     }
     return ir::Expr();
+  }
+
+  // `i % 2` outside brackets: an index value, as `i` is. Values have no remainder.
+  ir::Expr remainderExpr(const ast::Expr &e, std::optional<ir::ElemType> &type) {
+    ir::Expr out;
+    if (!indexOnly(e) || ctx_.instruction) {
+      diags_.error("E0314", e.range,
+                   ctx_.instruction ? "an instruction's semantics cannot take a remainder"
+                                    : "`%` takes indices, sizes and integers (`i % 2`), not "
+                                      "values; use it inside [...] or on an index");
+      failed_ = true;
+      return out;
+    }
+    out.kind = ir::Expr::Kind::Index;
+    out.access.tensor = -1;
+    out.access.indices.push_back(affine(e));
+    type.reset();
+    return out;
+  }
+
+  // Whether e uses only indices, sizes and integers: an index expression.
+  bool indexOnly(const ast::Expr &e) const {
+    using K = ast::Expr::Kind;
+    switch (e.kind) {
+    case K::Number:
+      return e.isInteger;
+    case K::Name:
+      return ctx_.sizes.names.count(e.name.name) || indexOf(e.name.name) >= 0 ||
+             indexNames_.count(e.name.name);
+    case K::Neg:
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Mod:
+      return std::all_of(e.args.begin(), e.args.end(),
+                         [&](const ast::ExprPtr &a) { return a && indexOnly(*a); });
+    default:
+      return false;
+    }
   }
 
   // `c ? a : b`: a and b of one type, which is the selection's.
@@ -1085,7 +1162,7 @@ private:
     // constrains v when no plain dimension fixes it (the largest range keeping it in bounds).
     for (int plainPass = 1; plainPass >= 0; --plainPass) {
       for (const Dim &d : dims) {
-        if (d.index.terms.size() != 1)
+        if (d.index.terms.size() != 1 || !d.index.quasi.empty())
           continue;
         auto [v, coef] = d.index.terms[0];
         bool plain = coef == 1 && d.index.constant == 0;
@@ -1128,6 +1205,8 @@ private:
     for (bool progress = true; progress;) {
       progress = false;
       for (const Dim &d : dims) {
+        if (!d.index.quasi.empty()) // `/` and `%` bound no index; they are bounds-checked
+          continue;
         int unknown = -1, unknownCount = 0;
         for (auto [v, coef] : d.index.terms)
           if (coef != 0 && !vars_[v].lo && vars_[v].param.empty())
@@ -1228,6 +1307,10 @@ private:
       }
       if (free)
         continue;
+      if (!d.index.quasi.empty())
+        std::tie(lo, hi) = ir::rangeOf(d.index, [&](int v) {
+          return std::pair<int64_t, int64_t>(*vars_[size_t(v)].lo, *vars_[size_t(v)].hi);
+        });
       if (lo < 0 || hi >= t.shape[d.dim]) {
         std::string ranges;
         for (auto [v, c] : d.index.terms)

@@ -46,7 +46,8 @@ struct Expr {
     And,
     Or,
     Not,
-    Select
+    Select,
+    Mod // `a % b`: in indices only (sema says so elsewhere)
   };
   Kind kind = Kind::Number;
   SourceRange range;

@@ -875,6 +875,8 @@ private:
       return K::Mul;
     case IsamLexer::SLASH:
       return K::Div;
+    case IsamLexer::PERCENT:
+      return K::Mod;
     case IsamLexer::LT:
       return K::Lt;
     case IsamLexer::LE:

@@ -946,6 +946,13 @@ private:
         const Idx &i = index(t.index);
         reach += t.coef > 0 ? t.coef * i.hi : t.coef * i.lo;
       }
+      // A floor quotient or a remainder of the index (values stay at 0 and above).
+      if (!required && !e.terms.empty() && rng_.chance(10)) {
+        e.divisor = 2 + rng_.below(3);
+        e.remainder = rng_.chance(50);
+        reach = e.remainder ? std::min(reach, e.divisor - 1) : reach / e.divisor;
+        trait(e.remainder ? "index-remainder" : "index-quotient");
+      }
       int64_t slack = e.plain() ? 0 : rng_.below(3);
       // Indices repeated across dimensions multiply the size: keep inputs small.
       if (!required && elements * (reach + 1 + slack) > kMaxElements)

@@ -6,7 +6,8 @@
 namespace isam::difftest {
 
 bool IndexExpr::operator==(const IndexExpr &o) const {
-  if (constant != o.constant || terms.size() != o.terms.size())
+  if (constant != o.constant || terms.size() != o.terms.size() || divisor != o.divisor ||
+      remainder != o.remainder)
     return false;
   for (size_t i = 0; i < terms.size(); ++i)
     if (terms[i].index != o.terms[i].index || terms[i].coef != o.terms[i].coef)
@@ -54,7 +55,18 @@ std::string number(double v) {
   return buf;
 }
 
+std::string printAffinePart(const IndexExpr &e);
+
 std::string printIndex(const IndexExpr &e) {
+  if (e.divisor <= 0)
+    return printAffinePart(e);
+  bool single = e.terms.size() == 1 && e.terms[0].coef == 1 && e.constant == 0;
+  std::string inner = printAffinePart(e);
+  return (single ? inner : "(" + inner + ")") + (e.remainder ? " % " : " / ") +
+         std::to_string(e.divisor);
+}
+
+std::string printAffinePart(const IndexExpr &e) {
   std::string out;
   for (const auto &t : e.terms) {
     int64_t c = t.coef;

@@ -28,12 +28,17 @@ struct Term {
   int64_t coef = 1;
 };
 
-// sum(coef * index) + constant
+// sum(coef * index) + constant, and of that the floor quotient or remainder by `divisor` when
+// it is positive (`(h + 1) / 2`, `i % 3`).
 struct IndexExpr {
   std::vector<Term> terms;
   int64_t constant = 0;
+  int64_t divisor = 0;
+  bool remainder = false;
 
-  bool plain() const { return terms.size() == 1 && terms[0].coef == 1 && constant == 0; }
+  bool plain() const {
+    return terms.size() == 1 && terms[0].coef == 1 && constant == 0 && divisor == 0;
+  }
   bool operator==(const IndexExpr &o) const;
 };
 

@@ -260,7 +260,7 @@ function garbageTexts() {
   const tokens = ['kernel', 'instance', 'target', 'schedule', 'map', 'tile', '{', '}', '(', ')', '[', ']',
     '<', '>', ';', ',', ':', '=', '+=', 'max=', '..', 'f32', 'A', 'i', '1', '2.5', '"s"', '//', '/*', '*/',
     'import', 'memory', 'instr', 'cost', '𝛼', 'é', '\u0000', '\n', ' ', '\t', '\r\n',
-    '*=', '?', '<=', '>=', '==', '!=', '&&', '||', '!', 'pad', 'inf'];
+    '*=', '?', '<=', '>=', '==', '!=', '&&', '||', '!', 'pad', 'inf', '%'];
   const soup = (n) => Array.from({ length: n }, () => tokens[Math.floor(next() * tokens.length)]).join(' ');
   const kernel = 'kernel k<N>(A: f32[N]) -> (B: f32[N]) {\n  B[i] = A[i];\n}\ninstance x = k<8>;\n';
   const lines = [];

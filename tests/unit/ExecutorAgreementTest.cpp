@@ -219,6 +219,28 @@ std::vector<Case> constructCases() {
                             "  Y[i] = T[i - 2] pad 0.1 + T[i + 2] pad 65504;\n"
                             "}\n"
                             "instance pad_local_and_f16 = k<23>;\n"},
+      // Floor division and remainders of indices: nearest upsampling, pixel shuffle, a roll, a
+      // remainder as a value, negative quotients (floor, not truncation) under a pad, and a
+      // quotient inside a reduction; integers too.
+      {"quasi_upsample", "kernel k<C, H, W>(I: f32[C, H, W]) -> (O: f32[C, 2 * H, 2 * W]) {\n"
+                         "  O[c, y, x] = I[c, y / 2, x / 2];\n"
+                         "}\n"
+                         "instance quasi_upsample = k<3, 5, 19>;\n"},
+      {"quasi_pixel_shuffle",
+       "kernel k<C, H, W>(I: f32[4 * C, H, W]) -> (O: f32[C, 2 * H, 2 * W]) {\n"
+       "  O[c, h, w] = I[4 * c + 2 * (h % 2) + w % 2, h / 2, w / 2];\n"
+       "}\n"
+       "instance quasi_pixel_shuffle = k<3, 5, 7>;\n"},
+      {"quasi_roll_and_value",
+       "kernel k<N, S>(X: i8[N]) -> (Y: i8[N], Z: i32[N]) {\n"
+       "  Y[i] = X[(i + S) % N];\n"
+       "  Z[i] = i % 3 == 0 ? i32(X[i]) : -i32(X[(i - 5) / 2] pad 9) * (i % 4);\n"
+       "}\n"
+       "instance quasi_roll_and_value = k<37, 5>;\n"},
+      {"quasi_in_reduction", "kernel k<N, K>(X: f32[N], W: f32[K]) -> (O: f32[N]) {\n"
+                             "  O[i] += X[(i + k) / 3] pad 0 * W[k] + X[(2 * i + k) % N];\n"
+                             "}\n"
+                             "instance quasi_in_reduction = k<41, 7>;\n"},
   };
 }
 

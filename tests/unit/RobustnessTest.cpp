@@ -43,7 +43,7 @@ TEST(Robustness, RandomTokens) {
       "=",      "+=",       "max=",   "->",     "..",     "*",     "+",      "-",   "/",
       "f32",    "A",        "i",      "16",     "2.5",    "where", "in",     "out", "inout",
       "\"s\"",  "cost",     "asm",    "GiB",    "import", "*=",    "?",      "<=",  "==",
-      "!=",     "&&",       "||",     "!",      "pad",    "inf"};
+      "!=",     "&&",       "||",     "!",      "pad",    "inf",   "%"};
   std::mt19937 rng(7);
   for (int round = 0; round < 500; ++round) {
     std::string text;

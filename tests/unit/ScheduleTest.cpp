@@ -284,9 +284,12 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
   }
   EXPECT_GT(small, 0u) << c.file << " has no *_small or *_unit instance";
   // Max-pooling, the normalisations and the selections (row reductions and element-wise work,
-  // no contraction) have no instruction on the systolic array; everything else maps somewhere.
+  // no contraction) have no instruction on the systolic array, and resampling reads through
+  // quotients and remainders of indices, which only scalar code computes; everything else maps
+  // somewhere.
   if (!((c.file == "maxpool.isam" || c.file == "layernorm.isam" || c.file == "select.isam") &&
-        c.target == "systolic16")) {
+        c.target == "systolic16") &&
+      c.file != "resample.isam") {
     EXPECT_GT(mapped, 0u) << "no statement of " << c.file << " runs on an instruction of "
                           << c.target;
   }
