@@ -314,7 +314,8 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
   for (const auto &ss : ks.statements) {
     const Config &c = ss.config;
     const ir::Statement &s = kernel.statements[c.statement];
-    o << "\ns" << c.statement << ": " << ir::printStatement(s, kernel.tensors) << "\n";
+    o << "\ns" << c.statement << ": " << ir::printStatement(s, kernel.tensors)
+      << (s.staged ? "    (staged: a padded read's copy)" : "") << "\n";
     if (c.mapping < 0) {
       o << "  no instruction runs it fully: scalar code\n";
     } else {
