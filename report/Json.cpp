@@ -131,6 +131,7 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
     statements.push_back(
         {{"statement", c.statement},
          {"text", ir::printStatement(k.statements[c.statement], k.tensors)},
+         {"staged", k.statements[c.statement].staged},
          {"mapping", c.mapping < 0 ? "" : target.instructions[size_t(c.instruction)].name},
          {"tiles", tiles},
          {"order", order},

@@ -148,8 +148,8 @@ struct Unifier {
       return;
     using K = ir::Expr::Kind;
     if (ie.kind == K::Read) {
-      // An index value or a padded read is computed only by the statement's own evaluation at
-      // each point.
+      // An index value, a padded read or a quasi-affine index (`X[h / 2]`) is computed only by
+      // the statement's own evaluation at each point.
       if (ir::computedPerPoint(se))
         return;
       int o = ie.access.tensor;

@@ -611,6 +611,13 @@ private:
     ir::Affine a;
     ir::Affine l = affine(*e.args[0]);
     ir::Affine r = affine(*e.args[1]);
+    if (ctx_.instruction && !(l.terms.empty() && l.quasi.empty())) {
+      diags_.error("E0308", e.range,
+                   "an instruction's operands are indexed affinely: its semantics cannot divide "
+                   "an index or take its remainder");
+      failed_ = true;
+      return l;
+    }
     if (!r.terms.empty() || !r.quasi.empty()) {
       diags_.error("E0308", e.range,
                    std::string("an index may be ") +

@@ -394,3 +394,17 @@ TEST(RunCli, UsageAndInputErrors) {
   EXPECT_EQ(unknown.exitCode, 1);
   EXPECT_TRUE(has(unknown.err, "did you mean 'gemm_small'?")) << unknown.err;
 }
+
+TEST(ScheduleCli, JsonSaysWhichStatementIsAStagedCopy) {
+  auto r = scheduleCmd(test::samplePath("resnet_block.isam") +
+                       " -t x86_avx512 --instance resnet_block_small --format=json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["statements"].size(), 6u);
+  std::vector<bool> staged;
+  for (const auto &s : j["statements"])
+    staged.push_back(s["staged"].get<bool>());
+  // Each padded convolution input is copied just before its convolution.
+  EXPECT_EQ(staged, (std::vector<bool>{true, false, false, true, false, false}));
+  EXPECT_EQ(j["statements"][1]["mapping"], "fma16");
+}
