@@ -123,6 +123,8 @@ const ir::Kernel *Analysis::instance(const Subject &s, std::string *problem) {
       DiagnosticSink scratch;
       if (const auto *kd = kernelDecl(decl->kernel.name); kd && sema::checkKernel(*kd, scratch))
         ir = sema::instantiate(*decl, session_->symbols(), scratch);
+      if (ir)
+        session_->rewriteInstance(*ir);
       if (!ir)
         why = "instance '" + decl->name.name + "' has errors";
     }

@@ -255,15 +255,19 @@ void Session::checkAll() {
     sema::buildSystem(*decl, symbols(), diags_);
 }
 
+void Session::rewriteInstance(ir::Kernel &kernel) const {
+  if (options_.reciprocalMath)
+    ir::canonicalize(kernel, {.reciprocalMath = true});
+  if (options_.stagePaddedReads)
+    ir::stagePaddedReads(kernel);
+}
+
 std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   std::vector<ir::Kernel> out;
   auto keep = [&](std::optional<ir::Kernel> k) {
     if (!k)
       return;
-    if (options_.reciprocalMath)
-      ir::canonicalize(*k, {.reciprocalMath = true});
-    if (options_.stagePaddedReads)
-      ir::stagePaddedReads(*k);
+    rewriteInstance(*k);
     verifyStage(diags_, [&] { return ir::verify(*k); });
     out.push_back(std::move(*k));
   };

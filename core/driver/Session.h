@@ -88,6 +88,10 @@ public:
   const sema::Symbols &symbols();
   // The kernels selected (see InstanceSelector); diagnostics for failures.
   std::vector<ir::Kernel> instances(const InstanceSelector &selector);
+  // The rewrites every instance goes through before a stage sees it: reciprocal math when the
+  // options ask for it, and staged padded reads. instances() applies them; a front end that
+  // lowers an instance itself (the language server) calls this to see what the commands see.
+  void rewriteInstance(ir::Kernel &kernel) const;
   // A target by name: declared in a loaded file, or else hwdesc/NAME.isam from the search path.
   std::optional<hw::Target> target(const std::string &name, SourceRange use = {});
   std::vector<hw::Target> allTargets();

@@ -233,3 +233,20 @@ TEST(LspDiagnosticsWork, OtherRequestsTakeTheLockBetweenTwoKernels) {
   auto lock = a->lock();
   EXPECT_EQ(a->mappingDiagnostics([] { return true; }).size(), 0u);
 }
+
+TEST(LspCodeLenses, APaddedConvolutionShowsItsOwnMappingNotItsStagedCopys) {
+  // The staged copy of I (scalar code) shares the statement's source range; the lens is about
+  // the convolution, which runs on the FMA.
+  Annotations t(
+      R"isam(kernel conv<C, H, W, F>(I: f32[C, H, W], K: f32[F, C, 3, 3]) -> (O: f32[F, H, W]) {
+  $conv[[O[f, h, w] += I[c, h + r - 1, w + s - 1] pad 0 * K[f, c, r, s];]]
+}
+instance c = conv<8, 9, 37, 16>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  auto lenses = codeLenses(*a);
+  ASSERT_GE(lenses.size(), 1u);
+  EXPECT_EQ(lenses[0].range, t.range("conv"));
+  EXPECT_TRUE(lenses[0].command.title.starts_with("maps to fma16"))
+      << lenses[0].command.title << " | " << (lenses.size() > 1 ? lenses[1].command.title : "");
+}
