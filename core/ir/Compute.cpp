@@ -264,6 +264,20 @@ bool usesQuasiAffineRead(const Expr &e) {
                      [](const Expr &a) { return usesQuasiAffineRead(a); });
 }
 
+void forEachRead(Expr &e, const std::function<void(Access &)> &f) {
+  if (e.kind == Expr::Kind::Read)
+    f(e.access);
+  for (auto &a : e.args)
+    forEachRead(a, f);
+}
+
+void forEachRead(const Expr &e, const std::function<void(const Access &)> &f) {
+  if (e.kind == Expr::Kind::Read)
+    f(e.access);
+  for (const auto &a : e.args)
+    forEachRead(a, f);
+}
+
 bool computedPerPoint(const Expr &e) {
   return usesIndexValue(e) || usesPaddedRead(e) || usesQuasiAffineRead(e);
 }

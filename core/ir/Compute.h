@@ -179,6 +179,9 @@ bool usesQuasiAffineRead(const Expr &e);
 // Whether only the statement's own evaluation at each point may compute e: it uses an index
 // value, a padded read or a quasi-affine index, which no instruction operand stands for.
 bool computedPerPoint(const Expr &e);
+// Calls f on the access of every Read in e, outermost first.
+void forEachRead(Expr &e, const std::function<void(Access &)> &f);
+void forEachRead(const Expr &e, const std::function<void(const Access &)> &f);
 // The value of an Index at a point of its statement.
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point);
 // The number of operands a node of e's kind (and function) has.

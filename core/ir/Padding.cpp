@@ -8,13 +8,6 @@ namespace isam::ir {
 
 namespace {
 
-template <class F> void forEachRead(Expr &e, F &&f) {
-  if (e.kind == Expr::Kind::Read)
-    f(e.access);
-  for (auto &a : e.args)
-    forEachRead(a, f);
-}
-
 struct Box {
   std::vector<int64_t> lo, hi; // inclusive, per dimension
   std::vector<std::string> names;

@@ -404,7 +404,7 @@ private:
     };
     for (auto &affine : lhsIndices)
       normalise(affine);
-    forEachRead(rhs, [&](ir::Access &access) {
+    ir::forEachRead(rhs, [&](ir::Access &access) {
       for (auto &affine : access.indices)
         normalise(affine);
     });
@@ -1120,13 +1120,6 @@ private:
       f(e.access.indices[0]);
     for (auto &a : e.args)
       forEachIndexValue(a, f);
-  }
-
-  template <class F> static void forEachRead(ir::Expr &e, F &&f) {
-    if (e.kind == ir::Expr::Kind::Read)
-      f(e.access);
-    for (auto &a : e.args)
-      forEachRead(a, f);
   }
 
   struct Dim {

@@ -9,6 +9,7 @@
 #include "driver/Session.h"
 #include "interp/Interpreter.h"
 #include "schedule/Execute.h"
+#include "support/Reference.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -42,13 +43,6 @@ bool isFinding(Status s) {
 }
 
 namespace {
-
-std::string diagnosticsText(Session &s) {
-  std::string out;
-  for (const auto &d : s.diagnostics().all())
-    out += renderDiagnostic(d, s.sources()) + "\n";
-  return out;
-}
 
 std::string num(double v) {
   std::ostringstream os;
@@ -98,7 +92,7 @@ runKernel(const std::string &text, const std::string &instance, const RunOptions
     kernels = session.instances({instance, "", {}});
   if (session.diagnostics().hasErrors() || kernels.size() != 1) {
     out.rejected = true;
-    out.rejection = diagnosticsText(session);
+    out.rejection = test::renderDiagnostics(session);
     return out;
   }
   const ir::Kernel &k = kernels[0];
@@ -110,22 +104,16 @@ runKernel(const std::string &text, const std::string &instance, const RunOptions
       pause();
   }
   interp::Buffers inputs = interp::randomInputs(k, options.inputSeed);
-  // The reference runs the kernel as written, without padded reads staged (ir/Padding.h), so
-  // that the staging is checked too; staged locals come last and are not compared.
-  SessionOptions asWrittenOptions;
-  asWrittenOptions.stagePaddedReads = false;
-  Session asWritten(asWrittenOptions);
-  asWritten.loadText("difftest.isam", text);
-  std::vector<ir::Kernel> written = asWritten.instances({instance, "", {}});
-  if (written.size() != 1) {
+  // The reference runs the kernel as written, so that the staging of padded reads is checked
+  // too.
+  test::Reference reference =
+      test::referenceAsWritten("difftest.isam", text, {instance, "", {}}, k, inputs);
+  if (!reference.buffers) {
     out.rejected = true;
-    out.rejection = diagnosticsText(asWritten);
+    out.rejection = reference.diagnostics;
     return out;
   }
-  interp::Buffers ref(inputs.begin(), inputs.begin() + ptrdiff_t(written[0].tensors.size()));
-  interp::run(written[0], ref);
-  for (size_t t = written[0].tensors.size(); t < k.tensors.size(); ++t)
-    ref.emplace_back(size_t(k.tensors[t].elementCount()), 0.0);
+  const interp::Buffers &ref = *reference.buffers;
   for (size_t t = 0; t < k.tensors.size(); ++t)
     if (k.tensors[t].role == ir::TensorRole::Output)
       for (size_t i = 0; i < ref[t].size(); ++i)
@@ -139,7 +127,7 @@ runKernel(const std::string &text, const std::string &instance, const RunOptions
   for (const auto &name : options.targets) {
     auto target = session.target(name);
     if (!target) {
-      out.executions.push_back({name, "target", Status::Error, diagnosticsText(session)});
+      out.executions.push_back({name, "target", Status::Error, test::renderDiagnostics(session)});
       continue;
     }
     bool accelerator = accel::isAccelerator(*target);

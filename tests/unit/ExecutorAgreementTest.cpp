@@ -10,6 +10,7 @@
 #include "backends/llvm/NativeBuffers.h"
 #include "interp/Interpreter.h"
 #include "schedule/Execute.h"
+#include "support/Reference.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -251,13 +252,6 @@ schedule::ScheduleOptions options() {
   return o;
 }
 
-std::string render(Session &s) {
-  std::string out;
-  for (const auto &d : s.diagnostics().all())
-    out += renderDiagnostic(d, s.sources()) + "\n";
-  return out;
-}
-
 // Outputs and locals set to a value no kernel here computes, so that an element left unwritten
 // is seen.
 void poison(const ir::Kernel &k, interp::Buffers &b) {
@@ -283,24 +277,15 @@ TEST_P(ExecutorAgreement, EveryExecutorComputesTheReference) {
   Session session;
   session.loadText(c.name + ".isam", c.text);
   auto kernels = session.instances({});
-  ASSERT_FALSE(session.diagnostics().hasErrors()) << render(session);
-  ASSERT_EQ(kernels.size(), 1u) << render(session);
+  ASSERT_FALSE(session.diagnostics().hasErrors()) << test::renderDiagnostics(session);
+  ASSERT_EQ(kernels.size(), 1u) << test::renderDiagnostics(session);
   const ir::Kernel &k = kernels[0];
 
-  // The reference runs the kernel as written: padded reads are not staged (ir/Padding.h), and
-  // staged locals come after the tensors written.
-  SessionOptions asWrittenOptions;
-  asWrittenOptions.stagePaddedReads = false;
-  Session written(asWrittenOptions);
-  written.loadText(c.name + ".isam", c.text);
-  auto asWritten = written.instances({});
-  ASSERT_EQ(asWritten.size(), 1u) << render(written);
-  const ir::Kernel &w = asWritten[0];
   interp::Buffers inputs = interp::randomInputs(k, 7);
-  interp::Buffers ref(inputs.begin(), inputs.begin() + ptrdiff_t(w.tensors.size()));
-  interp::run(w, ref);
-  for (size_t t = w.tensors.size(); t < k.tensors.size(); ++t)
-    ref.emplace_back(size_t(k.tensors[t].elementCount()), 0.0);
+  // The reference runs the kernel as written: padded reads are not staged (ir/Padding.h).
+  test::Reference reference = test::referenceAsWritten(c.name + ".isam", c.text, {}, k, inputs);
+  ASSERT_TRUE(reference.buffers) << reference.diagnostics;
+  const interp::Buffers &ref = *reference.buffers;
   {
     interp::Buffers staged = inputs;
     interp::run(k, staged);
@@ -317,9 +302,9 @@ TEST_P(ExecutorAgreement, EveryExecutorComputesTheReference) {
   for (const char *name : {"host", "x86_avx2", "x86_avx512", "systolic16"}) {
     SCOPED_TRACE(name);
     auto target = session.target(name);
-    ASSERT_TRUE(target) << render(session);
+    ASSERT_TRUE(target) << test::renderDiagnostics(session);
     schedule::KernelSchedule ks = session.schedule(k, *target, options());
-    ASSERT_FALSE(session.diagnostics().hasErrors()) << render(session);
+    ASSERT_FALSE(session.diagnostics().hasErrors()) << test::renderDiagnostics(session);
     std::string printed = schedule::printSchedule(ks, k, *target);
 
     interp::Buffers executed = inputs;
