@@ -111,7 +111,11 @@ statement : (lhs=access | scalar=ID) op=assignOp rhs=expr whereClause? SEMI ;
 
 assignOp : ASSIGN | PLUS_ASSIGN | STAR_ASSIGN | MAX_ASSIGN | MIN_ASSIGN ;
 
-whereClause : WHERE rangeDecl (COMMA rangeDecl)* ;
+// `where i in 1..N - 1, j <= i`: ranges for indices, and conditions on them that a point must
+// meet to be computed (triangular and banded domains).
+whereClause : WHERE whereItem (COMMA whereItem)* ;
+
+whereItem : rangeDecl | guard=expr ;
 
 rangeDecl : ID IN lo=expr DOTDOT hi=expr ;
 

@@ -246,6 +246,8 @@ private:
   void emitOutlinedStage(const Node &n, State &st);
   void emitCall(State &st);
   void emitScalar(State &st);
+  // Whether every guard of the statement holds at `point` (an i1).
+  Value *guardsHold(const std::vector<Value *> &point);
   void emitInit(ir::ReduceOp op);
   bool initFoldable(const schedule::StatementSchedule &ss);
   bool readsOwnResult() const;
@@ -1701,22 +1703,60 @@ void Generator::emitScalar(State &st) {
                         want);
     };
     Values::IndexReader index = [&](const ir::Affine &a) { return affine(a, point); };
-    Holder h = tensorHolder(s_->lhs.tensor);
-    Value *ptr = address(s_->lhs, point, h);
-    Value *value = v_.convert(v_.eval(s_->rhs, 1, read, index), s_->rhs.type, out.type);
-    if (s_->reduce != ir::ReduceOp::None) {
-      // The sum may be reassociated: LLVM then vectorises the reduction loop with partial sums
-      // (the error stays within the reference's tolerance, which allows for any order).
-      llvm::FastMathFlags fmf;
-      fmf.setAllowReassoc();
-      fmf.setAllowContract();
-      llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
-      b_.setFastMathFlags(fmf);
-      value = v_.combine(s_->reduce, v_.load(ptr, out.type, 1, 0, 1), value);
-    }
-    v_.store(value, ptr, out.type, 1, 0, 1);
+    auto compute = [&] {
+      Holder h = tensorHolder(s_->lhs.tensor);
+      Value *ptr = address(s_->lhs, point, h);
+      Value *value = v_.convert(v_.eval(s_->rhs, 1, read, index), s_->rhs.type, out.type);
+      if (s_->reduce != ir::ReduceOp::None) {
+        // The sum may be reassociated: LLVM then vectorises the reduction loop with partial
+        // sums (the error stays within the reference's tolerance, which allows for any order).
+        llvm::FastMathFlags fmf;
+        fmf.setAllowReassoc();
+        fmf.setAllowContract();
+        llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+        b_.setFastMathFlags(fmf);
+        value = v_.combine(s_->reduce, v_.load(ptr, out.type, 1, 0, 1), value);
+      }
+      v_.store(value, ptr, out.type, 1, 0, 1);
+    };
+    // A guarded point is computed under a branch, not a select: the value may divide by zero
+    // or overflow where the guard fails.
+    if (s_->guards.empty())
+      compute();
+    else
+      ifElse(guardsHold(point), compute, [] {});
   };
   nest(0);
+}
+
+Value *Generator::guardsHold(const std::vector<Value *> &point) {
+  Value *all = b_.getTrue();
+  for (const auto &g : s_->guards) {
+    Value *d = b_.CreateSub(affine(g.lhs, point), affine(g.rhs, point));
+    Value *holds = nullptr;
+    switch (g.cmp) {
+    case ir::Cmp::Lt:
+      holds = b_.CreateICmpSLT(d, c64(0));
+      break;
+    case ir::Cmp::Le:
+      holds = b_.CreateICmpSLE(d, c64(0));
+      break;
+    case ir::Cmp::Gt:
+      holds = b_.CreateICmpSGT(d, c64(0));
+      break;
+    case ir::Cmp::Ge:
+      holds = b_.CreateICmpSGE(d, c64(0));
+      break;
+    case ir::Cmp::Eq:
+      holds = b_.CreateICmpEQ(d, c64(0));
+      break;
+    case ir::Cmp::Ne:
+      holds = b_.CreateICmpNE(d, c64(0));
+      break;
+    }
+    all = b_.CreateAnd(all, holds);
+  }
+  return all;
 }
 
 // The written region starts from the reduction's identity (the whole domain: Init is at the

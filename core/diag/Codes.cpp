@@ -27,6 +27,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0312", "a condition where a value belongs, or a value where a condition does"},
       {"E0313", "a pad on a write, in an instruction's semantics, or of no number"},
       {"E0314", "a remainder % of values rather than of indices"},
+      {"E0315", "a `where` condition that is not a comparison of indices"},
       {"E0401", "wrong number of size arguments"},
       {"E0402", "size or dimension not positive"},
       {"E0403", "conflicting index ranges"},

@@ -571,6 +571,13 @@ private:
         detail += "..";
         appendExpr(detail, range->hi.get());
       }
+      const char *joiner = ", where ";
+      for (const auto &g : s.guards)
+        if (g && mentions(*g, name)) {
+          detail += joiner;
+          appendExpr(detail, g.get());
+          joiner = ", ";
+        }
       int id = declareOnly(SymbolKind::Index, range ? range->index : *uses_[u], s.range, n.owner,
                            std::move(detail));
       statementOf[id] = scope;
@@ -591,6 +598,18 @@ private:
       if (w.hi)
         resolve(*w.hi, n, nullptr);
     }
+    for (const auto &g : s.guards)
+      if (g)
+        resolve(*g, n, &indices);
+  }
+
+  static bool mentions(const ast::Expr &e, const std::string &name) {
+    if (e.kind == ast::Expr::Kind::Name && e.name.name == name)
+      return true;
+    for (const auto &a : e.args)
+      if (a && mentions(*a, name))
+        return true;
+    return false;
   }
 
   void kernel(const ast::KernelDecl &k, int self) {

@@ -296,7 +296,8 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
     int64_t at = flatIndex(out, s.lhs, point);
     double acc = s.accumulates ? dst[at] : ir::reduceIdentity(s.reduce);
     if (s.reduce == ir::ReduceOp::None) {
-      dst[at] = roundTo(out.type, evalExpr(s.rhs, reader, &point));
+      if (s.computes(point))
+        dst[at] = roundTo(out.type, evalExpr(s.rhs, reader, &point));
       return;
     }
     std::function<void(size_t)> reduce = [&](size_t r) {
@@ -305,6 +306,8 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
           reduce(r + 1);
         return;
       }
+      if (!s.computes(point))
+        return;
       double v = evalExpr(s.rhs, reader, &point);
       // Floats sum and multiply in double and round once; integers wrap at every step, which
       // keeps the result exact and gives the one result every order of reduction gives.

@@ -403,8 +403,18 @@ double Kernel::flopCount() const {
   return n;
 }
 
+bool Statement::computes(const std::vector<int64_t> &point) const {
+  for (const auto &g : guards)
+    if (!compare(g.cmp, double(valueAt(g.lhs, point) - valueAt(g.rhs, point)), 0))
+      return false;
+  return true;
+}
+
 bool writesWhole(const Statement &s, const Tensor &written) {
-  if (s.lhs.indices.size() != written.shape.size())
+  // A guarded reduction still starts every element it writes from its identity; a guarded
+  // assignment leaves elements unwritten.
+  if (s.lhs.indices.size() != written.shape.size() ||
+      (!s.guards.empty() && s.reduce == ReduceOp::None))
     return false;
   for (size_t d = 0; d < s.lhs.indices.size(); ++d) {
     const Affine &a = s.lhs.indices[d];
@@ -575,6 +585,10 @@ std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tenso
   return "?";
 }
 
+std::string printGuard(const Guard &g, const Statement &s) {
+  return printAffine(g.lhs, s) + " " + cmpText(g.cmp) + " " + printAffine(g.rhs, s);
+}
+
 std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors) {
   std::string out = printAccess(s.lhs, s, tensors) + " " + reduceOpText(s.reduce) + " " +
                     printExpr(s.rhs, s, tensors);
@@ -591,6 +605,8 @@ std::string printStatement(const Statement &s, const std::vector<Tensor> &tensor
     if (!reduction.empty())
       out += std::string("; ") + reduceOpName(s.reduce) + " over " + reduction;
   }
+  for (size_t g = 0; g < s.guards.size(); ++g)
+    out += (g ? ", " : "; where ") + printGuard(s.guards[g], s);
   return out.append(suffix);
 }
 

@@ -194,6 +194,16 @@ struct Index {
   std::string param; // non-empty: the extent is this free instruction size parameter
 };
 
+// `where j <= i`: a condition on the indices of a statement's point (affine, quasi parts
+// allowed). Only points where all of a statement's guards hold are computed: the others write
+// nothing and add nothing to a reduction. No instruction runs a guarded statement; the
+// interpreters and the JIT's scalar code evaluate its guards at each point.
+struct Guard {
+  Affine lhs;
+  Cmp cmp = Cmp::Le;
+  Affine rhs;
+};
+
 struct Statement {
   std::vector<Index> indices; // write indices first, in order of appearance, then reductions
   Access lhs;
@@ -207,8 +217,11 @@ struct Statement {
   // Made by isamap, not written: a padded read's staged copy (ir/Padding.h), placed just
   // before the statement it serves and sharing its range.
   bool staged = false;
+  std::vector<Guard> guards; // all must hold at a point for it to be computed
 
-  int64_t pointCount() const; // product of the extents
+  int64_t pointCount() const; // product of the extents (guards aside)
+  // Whether every guard holds at `point`.
+  bool computes(const std::vector<int64_t> &point) const;
   // Arithmetic operations per point: each +, -, *, / and function in the expression, and the
   // reduction's step (a multiply-accumulate counts 2, as BLAS counts it).
   int flopsPerPoint() const;
@@ -226,7 +239,7 @@ struct Kernel {
   double flopCount() const; // over every statement
 };
 
-// Whether statement s writes every element of the tensor it writes.
+// Whether statement s writes every element of the tensor it writes (a guarded `=` does not).
 bool writesWhole(const Statement &s, const Tensor &written);
 
 // Whether tensor t (an output or a local) starts as zeros: the first statement that writes it
@@ -239,6 +252,7 @@ bool startsZeroed(const Kernel &k, int t);
 //   C[m, n] += A[m, k] * B[k, n]    for m < 128, n < 64; sum over k < 256
 std::string printExpr(const Expr &e, const Statement &s, const std::vector<Tensor> &tensors);
 std::string printAccess(const Access &a, const Statement &s, const std::vector<Tensor> &tensors);
+std::string printGuard(const Guard &g, const Statement &s); // "j <= i"
 std::string printStatement(const Statement &s, const std::vector<Tensor> &tensors);
 std::string printKernel(const Kernel &k);
 

@@ -84,7 +84,8 @@ int stagePaddedReads(Kernel &k) {
       double elements = 1;
       for (size_t d = 0; d < box.lo.size(); ++d)
         elements *= double(box.hi[d] - box.lo[d] + 1);
-      if (2 * elements > double(s.pointCount()))
+      // A guarded statement runs as scalar code either way, so a copy would only add work.
+      if (2 * elements > double(s.pointCount()) || !s.guards.empty())
         continue;
       Tensor copy = k.tensors[size_t(read)];
       copy.name = freshTensorName(k, copy.name + "_pad");
@@ -102,8 +103,8 @@ int stagePaddedReads(Kernel &k) {
       for (size_t d = 0; d < box.lo.size(); ++d) {
         copy.shape[d] = box.hi[d] - box.lo[d] + 1;
         c.indices.push_back({box.names[d], copy.shape[d], false, ""});
-        c.lhs.indices.push_back({{{int(d), 1}}, 0});
-        rhs.access.indices.push_back({{{int(d), 1}}, box.lo[d]});
+        c.lhs.indices.push_back({{{int(d), 1}}, 0, {}});
+        rhs.access.indices.push_back({{{int(d), 1}}, box.lo[d], {}});
       }
       box.tensor = int(k.tensors.size());
       c.lhs.tensor = box.tensor;

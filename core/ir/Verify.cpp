@@ -252,10 +252,23 @@ private:
     }
   }
 
+  void guards(const Statement &s) {
+    auto positionsOk = [&](const Affine &x) {
+      for (auto [i, coef] : x.terms)
+        if (i < 0 || size_t(i) >= s.indices.size())
+          return false;
+      return quasiOk(s, x);
+    };
+    for (const auto &g : s.guards)
+      if (!positionsOk(g.lhs) || !positionsOk(g.rhs))
+        fail(s.range, "a guard names an index position the statement does not have");
+  }
+
   void statement(size_t at) {
     const Statement &s = k_.statements[at];
     indices(s);
     writeAccess(s);
+    guards(s);
     std::vector<const Access *> reads;
     size_t before = out_.size();
     if (isCondition(s.rhs))

@@ -311,6 +311,14 @@ public:
     for (const auto &in : t_.instructions) {
       if (overBudget())
         break;
+      if (!s_.guards.empty()) {
+        // An instruction computes every point of its tile; a guard skips some.
+        out_.rejected.push_back({int(&in - t_.instructions.data()),
+                                 "the statement is guarded (`where " +
+                                     ir::printGuard(s_.guards[0], s_) +
+                                     "`): only scalar code skips the points a guard excludes"});
+        continue;
+      }
       std::string reason;
       std::vector<Candidate> cands = mapOnto(in, reason);
       if (cands.empty()) {

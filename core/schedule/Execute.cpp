@@ -282,6 +282,8 @@ private:
   void scalar() {
     const ir::Tensor &t = k_.tensors[s_.lhs.tensor];
     forEachPoint([&](const std::vector<int64_t> &p) {
+      if (!s_.computes(p))
+        return;
       auto read = [&](const ir::Access &a) {
         const ir::Tensor &r = k_.tensors[a.tensor];
         if (a.pad && !ir::inBounds(r, a, p))

@@ -185,6 +185,8 @@ public:
     ir::Expr rhs = lowerRightHandSide(target);
     checkReductionsAreSaid();
     readWhereClauses();
+    for (const auto &g : s_.guards)
+      lowerGuard(*g);
     checkReadsOfUnwritten();
     if (!failed_)
       checkSelfReads();
@@ -331,6 +333,35 @@ private:
     }
   }
 
+  // `where j <= i`: comparisons of index expressions, joined by `&&` or by commas, each
+  // side affine in the statement's indices (quotients and remainders allowed).
+  void lowerGuard(const ast::Expr &e) {
+    using K = ast::Expr::Kind;
+    if (e.kind == K::And) {
+      lowerGuard(*e.args[0]);
+      lowerGuard(*e.args[1]);
+      return;
+    }
+    static const std::map<K, ir::Cmp> cmps = {{K::Lt, ir::Cmp::Lt}, {K::Le, ir::Cmp::Le},
+                                              {K::Gt, ir::Cmp::Gt}, {K::Ge, ir::Cmp::Ge},
+                                              {K::Eq, ir::Cmp::Eq}, {K::Ne, ir::Cmp::Ne}};
+    auto cmp = cmps.find(e.kind);
+    if (ctx_.instruction || cmp == cmps.end()) {
+      diags_.error("E0315", e.range,
+                   ctx_.instruction
+                       ? "an instruction's semantics cannot restrict its points; describe the "
+                         "whole operation"
+                       : "a `where` condition compares indices, as in `j <= i`; join several "
+                         "with `&&` or commas (`||` and `!` are not allowed there)");
+      failed_ = true;
+      return;
+    }
+    inGuard_ = true;
+    ir::Guard g{affine(*e.args[0]), cmp->second, affine(*e.args[1])};
+    inGuard_ = false;
+    guards_.push_back(std::move(g));
+  }
+
   // Reads of tensors that hold no values yet.
   void checkReadsOfUnwritten() {
     for (auto [tensor, range] : reads_)
@@ -409,6 +440,11 @@ private:
         normalise(affine);
     });
     forEachIndexValue(rhs, [&](ir::Affine &affine) { normalise(affine); });
+    for (auto &g : guards_) {
+      normalise(g.lhs);
+      normalise(g.rhs);
+    }
+    stmt.guards = std::move(guards_);
     stmt.lhs = {lhsTensor_, std::move(lhsIndices), std::nullopt};
     stmt.reduce = s_.op == ast::AssignOp::Sum    ? ir::ReduceOp::Sum
                   : s_.op == ast::AssignOp::Prod ? ir::ReduceOp::Prod
@@ -552,6 +588,13 @@ private:
                      "tensor '" + n +
                          "' cannot be used inside an index (indices are affine in "
                          "index variables)");
+        failed_ = true;
+        return a;
+      }
+      if (inGuard_ && indexOf(n) < 0) {
+        // A condition restricts indices the statement has; it cannot introduce one.
+        diags_.error("E0203", e.range,
+                     "'" + n + "' is not an index of this statement, a size or a number");
         failed_ = true;
         return a;
       }
@@ -1319,7 +1362,10 @@ private:
         sizeError("E0404", d.access->args[d.dim]->range,
                   "this index reaches " + rangeText(wide(lo), wide(hi + 1)) + " but dimension " +
                       std::to_string(d.dim + 1) + " of '" + t.name + "' has size " +
-                      std::to_string(t.shape[d.dim]) + (ranges.empty() ? "" : " (" + ranges + ")"));
+                      std::to_string(t.shape[d.dim]) + (ranges.empty() ? "" : " (" + ranges + ")") +
+                      (guards_.empty() ? ""
+                                       : "; bounds hold over every index's whole range, whatever "
+                                         "the `where` conditions: pad the read (`pad 0`)"));
         ok = false;
       }
     }
@@ -1335,6 +1381,8 @@ private:
   std::set<std::string> indexNames_;
   std::vector<std::pair<int, SourceRange>> reads_;
   std::vector<ir::Affine> lhsIndices_;
+  std::vector<ir::Guard> guards_; // in vars_ numbering until buildStatement
+  bool inGuard_ = false;
   std::vector<std::tuple<const ast::Expr *, int, std::vector<ir::Affine>>> readAccesses_;
 };
 

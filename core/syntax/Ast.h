@@ -87,6 +87,8 @@ struct Statement {
   SourceRange opRange;
   ExprPtr rhs;
   std::vector<RangeDecl> where;
+  // `where j <= i`: conditions on indices, in the order written (ranges aside).
+  std::vector<ExprPtr> guards;
   SourceRange range;
 };
 

@@ -56,7 +56,9 @@ struct Relocate {
     return {(*this)(r.index), (*this)(r.lo), (*this)(r.hi), (*this)(r.range)};
   }
   ast::Statement operator()(const ast::Statement &s) const {
-    return {(*this)(s.lhs),  s.op, (*this)(s.opRange), (*this)(s.rhs), (*this)(s.where),
+    return {(*this)(s.lhs),     s.op,
+            (*this)(s.opRange), (*this)(s.rhs),
+            (*this)(s.where),   (*this)(s.guards),
             (*this)(s.range)};
   }
   ast::LocalDecl operator()(const ast::LocalDecl &l) const {

@@ -1006,8 +1006,18 @@ private:
            : token(c->op, IsamLexer::MIN_ASSIGN)  ? ast::AssignOp::Min
                                                   : ast::AssignOp::Assign;
     if (auto *w = rule<P::WhereClauseContext>(c, P::RuleWhereClause)) {
-      for (auto *r : rules<P::RangeDeclContext>(w, P::RuleRangeDecl)) {
-        if (broken(r))
+      for (auto *item : rules<P::WhereItemContext>(w, P::RuleWhereItem)) {
+        if (broken(item))
+          return std::nullopt;
+        if (item->guard) {
+          auto guard = expr(item->guard);
+          if (!guard)
+            return std::nullopt;
+          s.guards.push_back(std::move(guard));
+          continue;
+        }
+        auto *r = rule<P::RangeDeclContext>(item, P::RuleRangeDecl);
+        if (!r || broken(r))
           return std::nullopt;
         auto index = ident(token(r, IsamLexer::ID));
         auto lo = expr(r->lo);

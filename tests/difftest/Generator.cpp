@@ -7,15 +7,15 @@
 namespace isam::difftest {
 
 const std::vector<std::string> &Features::names() {
-  static const std::vector<std::string> n = {"self-read",       "partial-writes", "int-overflow",
-                                             "multi-offset",    "diagonal",       "implicit-chains",
-                                             "implicit-scalars"};
+  static const std::vector<std::string> n = {
+      "self-read", "partial-writes",  "int-overflow",     "multi-offset",
+      "diagonal",  "implicit-chains", "implicit-scalars", "guards"};
   return n;
 }
 
 bool Features::set(const std::string &name, bool on) {
-  bool *flags[] = {&selfRead, &partialWrites,  &intOverflow,    &multiOffset,
-                   &diagonal, &implicitChains, &implicitScalars};
+  bool *flags[] = {&selfRead, &partialWrites,  &intOverflow,     &multiOffset,
+                   &diagonal, &implicitChains, &implicitScalars, &guards};
   for (size_t i = 0; i < names().size(); ++i)
     if (names()[i] == name) {
       *flags[i] = on;
@@ -25,8 +25,8 @@ bool Features::set(const std::string &name, bool on) {
 }
 
 std::string Features::flags() const {
-  const bool flags[] = {selfRead, partialWrites,  intOverflow,    multiOffset,
-                        diagonal, implicitChains, implicitScalars};
+  const bool flags[] = {selfRead, partialWrites,  intOverflow,     multiOffset,
+                        diagonal, implicitChains, implicitScalars, guards};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -37,8 +37,8 @@ std::string Features::flags() const {
 }
 
 std::string Features::describe() const {
-  const bool flags[] = {selfRead, partialWrites,  intOverflow,    multiOffset,
-                        diagonal, implicitChains, implicitScalars};
+  const bool flags[] = {selfRead, partialWrites,  intOverflow,     multiOffset,
+                        diagonal, implicitChains, implicitScalars, guards};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -394,6 +394,13 @@ private:
     trait(std::string("op:") + opText(st.op));
 
     whereClauses(st, shape);
+    // A guarded maximum or minimum may have no point for an element, which then holds its
+    // identity (an infinity), so only the other operators are guarded.
+    if (f_.guards && st.op != Op::Max && st.op != Op::Min && rng_.chance(6)) {
+      guards(st);
+      if (st.op == Op::Assign && !accumulates)
+        res = hull(res, Iv{0, 0}); // the points a guard skips leave 0
+    }
     info_[lhs].bounds = info_[lhs].written ? hull(res, prior) : res;
     info_[lhs].written = true;
     k_.statements.push_back(std::move(st));
@@ -485,6 +492,35 @@ private:
       st.where.push_back({i.name, i.lo, i.hi + 1});
       trait("where");
     }
+  }
+
+  // One or two conditions on the statement's indices: a comparison of two of them with a
+  // small offset (triangles and bands), or a remainder of their sum (checkerboards).
+  void guards(Statement &st) {
+    static const std::vector<std::string> cmps = {"<", "<=", ">", ">=", "==", "!="};
+    int count = 1 + int(rng_.below(2));
+    for (int g = 0; g < count; ++g) {
+      const Idx &a = idx_[size_t(rng_.below(idx_.size()))];
+      const Idx &b = idx_[size_t(rng_.below(idx_.size()))];
+      Guard guard;
+      if (rng_.chance(4)) {
+        int64_t m = 2 + int64_t(rng_.below(2));
+        guard.lhs = IndexExpr{{{a.name, 1}, {b.name, 1}}, 0, m, true};
+        if (a.name == b.name)
+          guard.lhs.terms.pop_back();
+        guard.cmp = rng_.chance(2) ? "==" : "!=";
+        guard.rhs.constant = int64_t(rng_.below(uint64_t(m)));
+        trait("guard-remainder");
+      } else {
+        guard.lhs = IndexExpr{{{a.name, 1}}, 0};
+        guard.cmp = cmps[size_t(rng_.below(cmps.size()))];
+        guard.rhs = IndexExpr{{{b.name, 1}}, int64_t(rng_.below(5)) - 2};
+        if (a.name == b.name)
+          guard.rhs = IndexExpr{{}, (a.lo + a.hi) / 2};
+      }
+      st.guards.push_back(std::move(guard));
+    }
+    trait("guard");
   }
 
   const Idx &index(const std::string &name) const {

@@ -40,12 +40,13 @@ struct Features {
   bool diagonal = true;        // one index in two dimensions of an access (A[k, k])
   bool implicitChains = true;  // an implicit local typed by a read of another implicit local
   bool implicitScalars = true; // an implicit local with no dimensions, read back
+  bool guards = true;          // conditions on a statement's indices (`where j <= i`)
   int maxStatements = 4;
   int maxRank = 5;
   int64_t maxPoints = 4096; // iteration points per statement (64 times more in large kernels)
 
   // Names, for flags and reports: self-read, partial-writes, int-overflow, multi-offset,
-  // diagonal, implicit-chains, implicit-scalars.
+  // diagonal, implicit-chains, implicit-scalars, guards.
   static const std::vector<std::string> &names();
   // Sets the named switch; false for an unknown name.
   bool set(const std::string &name, bool on);
@@ -56,7 +57,8 @@ struct Features {
 struct Generated {
   Kernel kernel;
   // What the kernel exercises, for coverage: "op:+=", "fn:exp", "type:i8", "rank:5",
-  // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo", "large",
+  // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo", "guard",
+  // "guard-remainder", "large",
   // "local", "implicit", "scalar", "cast", "prime", "size-1", "statements:4", and the
   // feature names above when used.
   std::set<std::string> traits;

@@ -171,9 +171,15 @@ std::string printExpr(const Expr &e) {
 
 std::string printStatement(const Statement &s) {
   std::string out = access(s.lhs, s.lhsIndices) + " " + opText(s.op) + " " + printExpr(s.rhs);
-  for (size_t i = 0; i < s.where.size(); ++i)
-    out += (i ? ", " : " where ") + s.where[i].index + " in " + std::to_string(s.where[i].lo) +
-           ".." + std::to_string(s.where[i].hi);
+  const char *joiner = " where ";
+  for (const auto &r : s.where) {
+    out += joiner + r.index + " in " + std::to_string(r.lo) + ".." + std::to_string(r.hi);
+    joiner = ", ";
+  }
+  for (const auto &g : s.guards) {
+    out += joiner + printIndex(g.lhs) + " " + g.cmp + " " + printIndex(g.rhs);
+    joiner = ", ";
+  }
   return out + ";";
 }
 

@@ -78,12 +78,20 @@ struct Range {
   int64_t lo = 0, hi = 0; // [lo, hi)
 };
 
+// `where j <= i + 1`: a condition on the statement's indices (cmp: "<", "<=", ...).
+struct Guard {
+  IndexExpr lhs;
+  std::string cmp;
+  IndexExpr rhs;
+};
+
 struct Statement {
   std::string lhs;
   std::vector<std::string> lhsIndices;
   Op op = Op::Assign;
   Expr rhs;
   std::vector<Range> where;
+  std::vector<Guard> guards; // printed after the ranges
 };
 
 struct Kernel {

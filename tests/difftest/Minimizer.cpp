@@ -61,10 +61,18 @@ bool mentions(const Statement &s, const std::string &index) {
   return found;
 }
 
+// Ranges and guards of indices the statement no longer has (sema would reject them).
 void dropDeadWhere(Statement &s) {
   s.where.erase(std::remove_if(s.where.begin(), s.where.end(),
                                [&](const Range &r) { return !mentions(s, r.index); }),
                 s.where.end());
+  auto dead = [&](const IndexExpr &e) {
+    return std::any_of(e.terms.begin(), e.terms.end(),
+                       [&](const Term &t) { return !mentions(s, t.index); });
+  };
+  s.guards.erase(std::remove_if(s.guards.begin(), s.guards.end(),
+                                [&](const Guard &g) { return dead(g.lhs) || dead(g.rhs); }),
+                 s.guards.end());
 }
 
 bool positiveConst(const Expr &e) {
@@ -143,6 +151,11 @@ std::vector<Kernel> candidates(const Kernel &k) {
     for (size_t w = 0; w < k.statements[s].where.size(); ++w) {
       Kernel c = k;
       c.statements[s].where.erase(c.statements[s].where.begin() + long(w));
+      out.push_back(std::move(c));
+    }
+    for (size_t g = 0; g < k.statements[s].guards.size(); ++g) {
+      Kernel c = k;
+      c.statements[s].guards.erase(c.statements[s].guards.begin() + long(g));
       out.push_back(std::move(c));
     }
     if (k.statements[s].op != Op::Assign) {
@@ -268,7 +281,8 @@ std::vector<Kernel> candidates(const Kernel &k) {
 int64_t kernelCost(const Kernel &k) {
   int64_t c = 1000000 * int64_t(k.statements.size());
   for (const auto &s : k.statements)
-    c += exprCost(s.rhs) + 50 * int64_t(s.where.size()) + (s.op == Op::Assign ? 0 : 20) +
+    c += exprCost(s.rhs) + 50 * int64_t(s.where.size() + s.guards.size()) +
+         (s.op == Op::Assign ? 0 : 20) +
          (s.op == Op::Max || s.op == Op::Min || s.op == Op::Prod ? 1 : 0);
   for (const auto &t : k.tensors) {
     c += 200 * int64_t(t.shape.size());
@@ -288,6 +302,8 @@ std::string fingerprint(const Kernel &k) {
     if (lhs)
       tags.insert(std::string("write:") + ir::elemTypeName(lhs->type));
     tags.insert(std::string("op:") + opText(st.op));
+    if (!st.guards.empty())
+      tags.insert("guard");
     for (const auto &w : st.where)
       for (size_t d = 0; d < st.lhsIndices.size(); ++d)
         if (st.lhsIndices[d] == w.index && lhs &&

@@ -266,6 +266,16 @@ std::vector<Case> cases() {
        "i / 2", "its semantics cannot divide an index"},
       {"E0314_RemainderOfValues", "E0314", text(k2 + "B[i] = A[i] % 2; }\n"), "A[i] % 2",
        "`%` takes indices, sizes and integers"},
+      {"E0315_ConditionNotAComparison", "E0315",
+       text("kernel k<N>(A: f32[N, N]) -> (B: f32[N]) { B[i] += A[i, j] where j < i || j > 2; "
+            "}\n"),
+       "j < i || j > 2", "a `where` condition compares indices"},
+      {"E0315_GuardInAnInstruction", "E0315",
+       text(mem + "instr x(d: out f32[4] in DRAM, a: f32[4] in DRAM) { d[i] = a[i] where i > 0; "
+                  "} }\n"),
+       "i > 0", "an instruction's semantics cannot restrict its points"},
+      {"E0203_GuardOnAnUnknownIndex", "E0203", text(k2 + "B[i] = A[i] where i < q; }\n"), "q",
+       "'q' is not an index of this statement, a size or a number"},
       {"E0309_WrongArity", "E0309", text(k2 + "B[i] = max(A[i]); }\n"), "max(A[i])",
        "'max' takes 2 arguments, not 1"},
       {"E0309_ConversionArity", "E0309", text(k2 + "B[i] = f32(A[i], A[i]); }\n"),

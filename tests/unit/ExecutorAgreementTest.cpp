@@ -242,6 +242,29 @@ std::vector<Case> constructCases() {
                              "  O[i] += X[(i + k) / 3] pad 0 * W[k] + X[(2 * i + k) % N];\n"
                              "}\n"
                              "instance quasi_in_reduction = k<41, 7>;\n"},
+      // Guarded statements: triangular and banded domains, a guarded `=` (the rest stays 0),
+      // elements with no point at all (the identity), and guards with remainders.
+      {"guard_cumulative_sum", "kernel k<N>(X: f32[N]) -> (O: f32[N], P: i32[N]) {\n"
+                               "  O[i] += X[j] where j <= i;\n"
+                               "  P[i] += i32(j) where j in 0..N, j < i;\n"
+                               "}\n"
+                               "instance guard_cumulative_sum = k<45>;\n"},
+      {"guard_causal_attention",
+       "kernel k<T, D>(Q: f32[T, D], K: f32[T, D], V: f32[T, D]) -> (O: f32[T, D]) {\n"
+       "  S[i, j] += Q[i, d] * K[j, d] where j <= i;\n"
+       "  M[i] max= S[i, j] where j <= i;\n"
+       "  E[i, j] = exp(S[i, j] - M[i]) where j <= i;\n"
+       "  Z[i] += E[i, j];\n"
+       "  O[i, d] += E[i, j] * V[j, d] / Z[i];\n"
+       "}\n"
+       "instance guard_causal_attention = k<19, 5>;\n"},
+      {"guard_band_and_diagonal",
+       "kernel k<N, W>(A: f64[N, N]) -> (B: f64[N, N], D: f64[N], C: i8[N, N]) {\n"
+       "  B[i, j] = A[i, j] * 2 where j > i - W, j < i + W;\n"
+       "  D[i] += A[i, j] where i == j;\n"
+       "  C[i, j] = i8(1) where (i + j) % 2 != 0 && i / 3 >= j / 4;\n"
+       "}\n"
+       "instance guard_band_and_diagonal = k<23, 3>;\n"},
   };
 }
 
