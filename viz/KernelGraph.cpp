@@ -18,8 +18,12 @@ std::string statementDomain(const ir::Statement &s) {
   }
   std::string out = loops;
   if (!sums.empty())
-    out += (out.empty() ? "" : "; ") + std::string("sum over ") + sums;
-  return out.empty() ? "a single point" : out;
+    out += (out.empty() ? "" : "; ") + std::string(ir::reduceOpName(s.reduce)) + " over " + sums;
+  if (out.empty())
+    out = "a single point";
+  for (size_t g = 0; g < s.guards.size(); ++g)
+    out += (g ? ", " : "; where ") + ir::printGuard(s.guards[g], s);
+  return out;
 }
 
 std::string tensorType(const ir::Tensor &t) {

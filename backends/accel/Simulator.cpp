@@ -712,7 +712,8 @@ SimResult Simulator::finish() {
   if (peak > 0 && r.cycles > 0) {
     for (size_t i = 0; i < s.k.statements.size(); ++i)
       if (r.statementCycles[i] > 0)
-        ideal += double(s.k.statements[i].pointCount()) * s.k.statements[i].flopsPerPoint() / peak;
+        ideal += double(s.k.statements[i].computedPointCount()) *
+                 s.k.statements[i].flopsPerPoint() / peak;
     r.utilization = std::min(1.0, ideal / r.cycles);
   }
   if (s.options.functional)

@@ -399,8 +399,43 @@ int Statement::flopsPerPoint() const {
 double Kernel::flopCount() const {
   double n = 0;
   for (const auto &s : statements)
-    n += double(s.pointCount()) * s.flopsPerPoint();
+    n += double(s.computedPointCount()) * s.flopsPerPoint();
   return n;
+}
+
+int64_t Statement::computedPointCount() const {
+  if (guards.empty())
+    return pointCount();
+  std::vector<bool> named(indices.size(), false);
+  std::function<void(const Affine &)> mark = [&](const Affine &a) {
+    for (auto [i, coef] : a.terms)
+      named[size_t(i)] = true;
+    for (const auto &q : a.quasi)
+      mark(q.inner);
+  };
+  for (const auto &g : guards) {
+    mark(g.lhs);
+    mark(g.rhs);
+  }
+  int64_t span = 1, rest = 1;
+  for (size_t i = 0; i < indices.size(); ++i)
+    (named[i] ? span : rest) *= indices[i].extent;
+  if (span > (int64_t(1) << 24))
+    return pointCount();
+  // Odometer over the named indices; the others stay 0, which no guard reads.
+  std::vector<int64_t> point(indices.size(), 0);
+  int64_t count = 0;
+  for (int64_t n = 0; n < span; ++n) {
+    count += computes(point) ? 1 : 0;
+    for (size_t i = indices.size(); i-- > 0;) {
+      if (!named[i])
+        continue;
+      if (++point[i] < indices[i].extent)
+        break;
+      point[i] = 0;
+    }
+  }
+  return count * rest;
 }
 
 bool Statement::computes(const std::vector<int64_t> &point) const {

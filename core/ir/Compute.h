@@ -222,6 +222,9 @@ struct Statement {
   int64_t pointCount() const; // product of the extents (guards aside)
   // Whether every guard holds at `point`.
   bool computes(const std::vector<int64_t> &point) const;
+  // The points where every guard holds: counted over the indices the guards name (times the
+  // other extents), or pointCount() when those span more than 2^24 points.
+  int64_t computedPointCount() const;
   // Arithmetic operations per point: each +, -, *, / and function in the expression, and the
   // reduction's step (a multiply-accumulate counts 2, as BLAS counts it).
   int flopsPerPoint() const;
@@ -236,7 +239,7 @@ struct Kernel {
   SourceRange range;
 
   int tensorIndex(const std::string &name) const;
-  double flopCount() const; // over every statement
+  double flopCount() const; // over every statement, the points its guards skip left out
 };
 
 // Whether statement s writes every element of the tensor it writes (a guarded `=` does not).
