@@ -210,7 +210,7 @@ public:
     }
     ir::Statement stmt = buildStatement(lhs, std::move(lhsIndices), std::move(rhs), target);
     if (implicitLocal)
-      shapeImplicitLocal(lhs);
+      shapeImplicitLocal();
     ctx_.written[lhsTensor_] = true;
     return stmt;
   }
@@ -227,29 +227,82 @@ private:
     failed_ = true;
   }
 
-  // Write indices: distinct plain index variables, one per dimension.
+  // Write indices: distinct index variables, one per dimension, each alone or shifted by a
+  // constant (`O[n, c + C1]`, a concatenation) in a declared tensor.
   void lowerWriteIndices(const ast::Expr &lhs, const ir::Tensor &target) {
+    bool shiftable = !ctx_.instruction && !ctx_.shapeUnknown[lhsTensor_];
     for (const auto &dim : lhs.args) {
-      if (dim->kind != ast::Expr::Kind::Name || ctx_.sizes.names.count(dim->name.name) ||
-          ctx_.find(dim->name.name) >= 0) {
+      const ast::Expr *name = writtenIndexName(*dim);
+      if (!name || ctx_.sizes.names.count(name->name.name) || ctx_.find(name->name.name) >= 0 ||
+          (name != dim.get() && !shiftable)) {
         diags_.error("E0307", dim->range,
-                     "each dimension of the written tensor must be indexed by an index variable "
-                     "alone (write through a local tensor to shift or stride)");
+                     name && name != dim.get()
+                         ? std::string("only a declared tensor's write can be shifted; ") +
+                               (ctx_.instruction ? "an instruction's operands are written "
+                                                   "by index variables alone"
+                                                 : "declare the local with `local` to shift "
+                                                   "its write")
+                         : "each dimension of the written tensor must be indexed by an index "
+                           "variable, alone or plus a constant (`c + C1`); write through a local "
+                           "tensor to stride");
         failed_ = true;
         continue;
       }
-      if (indexOf(dim->name.name) >= 0) {
+      if (indexOf(name->name.name) >= 0) {
         diags_.error("E0307", dim->range,
-                     "index '" + dim->name.name + "' indexes two dimensions of the written tensor");
+                     "index '" + name->name.name +
+                         "' indexes two dimensions of the written tensor");
         failed_ = true;
         continue;
       }
-      int var = addIndex(dim->name.name, dim->range);
+      int var = addIndex(name->name.name, name->range);
       vars_[var].onLeft = true;
+      writeVars_.push_back(var);
     }
     checkRank(lhs, target);
-    for (const auto &dim : lhs.args)
-      lhsIndices_.push_back(affine(*dim));
+    if (failed_)
+      return;
+    for (const auto &dim : lhs.args) {
+      ir::Affine a = affine(*dim);
+      // `c + C1` must be one index plus a constant: no size may multiply the index.
+      if (!a.quasi.empty() || a.terms.size() != 1 || a.terms[0].second != 1) {
+        diags_.error("E0307", dim->range,
+                     "a written index is an index variable plus a constant; this one is not");
+        failed_ = true;
+      }
+      lhsIndices_.push_back(std::move(a));
+    }
+  }
+
+  // The index variable of `i`, `i + c`, `c + i` or `i - c` (c without indices), else null.
+  const ast::Expr *writtenIndexName(const ast::Expr &e) const {
+    using K = ast::Expr::Kind;
+    if (e.kind == K::Name)
+      return &e;
+    if ((e.kind != K::Add && e.kind != K::Sub) || e.args.size() != 2)
+      return nullptr;
+    auto isName = [&](const ast::Expr &x) {
+      return x.kind == K::Name && !ctx_.sizes.names.count(x.name.name) &&
+             ctx_.find(x.name.name) < 0;
+    };
+    auto constant = [&](const ast::Expr &x) { return !mentionsIndex(x); };
+    if (isName(*e.args[0]) && constant(*e.args[1]))
+      return e.args[0].get();
+    if (e.kind == K::Add && isName(*e.args[1]) && constant(*e.args[0]))
+      return e.args[1].get();
+    return nullptr;
+  }
+
+  // Whether e names anything but sizes and numbers.
+  bool mentionsIndex(const ast::Expr &e) const {
+    if (e.kind == ast::Expr::Kind::Name && !ctx_.sizes.names.count(e.name.name))
+      return true;
+    if (e.kind == ast::Expr::Kind::Access || e.kind == ast::Expr::Kind::Call)
+      return true;
+    for (const auto &a : e.args)
+      if (a && mentionsIndex(*a))
+        return true;
+    return false;
   }
 
   // The right-hand side, with its element type: the target's, or literals that take it.
@@ -392,11 +445,11 @@ private:
     return true;
   }
 
-  void shapeImplicitLocal(const ast::Expr &lhs) {
+  void shapeImplicitLocal() {
     auto &local = ctx_.tensors[lhsTensor_];
     local.shape.clear();
-    for (const auto &dim : lhs.args)
-      local.shape.push_back(*vars_[indexOf(dim->name.name)].hi + 1);
+    for (int var : writeVars_)
+      local.shape.push_back(*vars_[var].hi + 1);
     local.shapeParams.assign(local.shape.size(), "");
     ctx_.shapeUnknown[lhsTensor_] = false;
   }
@@ -406,9 +459,7 @@ private:
   ir::Statement buildStatement(const ast::Expr &lhs, std::vector<ir::Affine> lhsIndices,
                                ir::Expr rhs, const ir::Tensor &target) {
     ir::Statement stmt;
-    std::vector<int> order;
-    for (const auto &dim : lhs.args)
-      order.push_back(indexOf(dim->name.name));
+    std::vector<int> order = writeVars_;
     for (size_t i = 0; i < vars_.size(); ++i)
       if (!vars_[i].onLeft)
         order.push_back(int(i));
@@ -1382,6 +1433,7 @@ private:
   std::vector<std::pair<int, SourceRange>> reads_;
   std::vector<ir::Affine> lhsIndices_;
   std::vector<ir::Guard> guards_; // in vars_ numbering until buildStatement
+  std::vector<int> writeVars_;    // the write index of each written dimension
   bool inGuard_ = false;
   std::vector<std::tuple<const ast::Expr *, int, std::vector<ir::Affine>>> readAccesses_;
 };

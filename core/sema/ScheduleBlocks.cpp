@@ -62,8 +62,8 @@ public:
     std::vector<std::string> written;
     if (s.lhs)
       for (const auto &d : s.lhs->args)
-        if (d && d->kind == Kind::Name && !notIndices_.count(d->name.name))
-          written.push_back(d->name.name);
+        if (d)
+          writtenIndex(*d, written);
     for (const auto &w : written)
       add(w);
     if (s.lhs)
@@ -85,6 +85,15 @@ private:
   void add(const std::string &name) {
     if (out_.all.insert(name).second)
       out_.names.push_back(name);
+  }
+  // The index of a written dimension: `c`, also in a shifted `c + C1`.
+  void writtenIndex(const ast::Expr &e, std::vector<std::string> &out) const {
+    if (e.kind == Kind::Name && !notIndices_.count(e.name.name))
+      out.push_back(e.name.name);
+    if (e.kind == Kind::Add || e.kind == Kind::Sub)
+      for (const auto &a : e.args)
+        if (a)
+          writtenIndex(*a, out);
   }
   void index(const ast::Expr &e) {
     if (e.kind == Kind::Name) {

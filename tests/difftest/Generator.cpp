@@ -8,14 +8,14 @@ namespace isam::difftest {
 
 const std::vector<std::string> &Features::names() {
   static const std::vector<std::string> n = {
-      "self-read", "partial-writes",  "int-overflow",     "multi-offset",
-      "diagonal",  "implicit-chains", "implicit-scalars", "guards"};
+      "self-read",       "partial-writes",   "int-overflow", "multi-offset",  "diagonal",
+      "implicit-chains", "implicit-scalars", "guards",       "shifted-writes"};
   return n;
 }
 
 bool Features::set(const std::string &name, bool on) {
-  bool *flags[] = {&selfRead, &partialWrites,  &intOverflow,     &multiOffset,
-                   &diagonal, &implicitChains, &implicitScalars, &guards};
+  bool *flags[] = {&selfRead,       &partialWrites,   &intOverflow, &multiOffset,  &diagonal,
+                   &implicitChains, &implicitScalars, &guards,      &shiftedWrites};
   for (size_t i = 0; i < names().size(); ++i)
     if (names()[i] == name) {
       *flags[i] = on;
@@ -25,8 +25,8 @@ bool Features::set(const std::string &name, bool on) {
 }
 
 std::string Features::flags() const {
-  const bool flags[] = {selfRead, partialWrites,  intOverflow,     multiOffset,
-                        diagonal, implicitChains, implicitScalars, guards};
+  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,  diagonal,
+                        implicitChains, implicitScalars, guards,      shiftedWrites};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -37,8 +37,8 @@ std::string Features::flags() const {
 }
 
 std::string Features::describe() const {
-  const bool flags[] = {selfRead, partialWrites,  intOverflow,     multiOffset,
-                        diagonal, implicitChains, implicitScalars, guards};
+  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,  diagonal,
+                        implicitChains, implicitScalars, guards,      shiftedWrites};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -172,6 +172,7 @@ private:
     std::string name;
     int64_t lo = 0, hi = 0; // inclusive range of values
     bool reduction = false;
+    int64_t shift = 0; // a write index: written at name + shift
   };
   struct Info {
     Iv bounds;
@@ -307,8 +308,10 @@ private:
     trait(std::string("type:") + ir::elemTypeName(type));
 
     st.lhs = lhs;
-    for (const auto &i : idx_)
+    for (const auto &i : idx_) {
       st.lhsIndices.push_back(i.name);
+      st.lhsShifts.push_back(i.shift);
+    }
     st.op = Op(rng_.weighted({33, 33, 13, 13, 8}));
     op_ = st.op;
     if (st.op != Op::Assign) {
@@ -396,7 +399,7 @@ private:
     whereClauses(st, shape);
     // A guarded maximum or minimum may have no point for an element, which then holds its
     // identity (an infinity), so only the other operators are guarded.
-    if (f_.guards && st.op != Op::Max && st.op != Op::Min && rng_.chance(6)) {
+    if (f_.guards && !idx_.empty() && st.op != Op::Max && st.op != Op::Min && rng_.chance(6)) {
       guards(st);
       if (st.op == Op::Assign && !accumulates)
         res = hull(res, Iv{0, 0}); // the points a guard skips leave 0
@@ -422,6 +425,12 @@ private:
       i.lo = rng_.below(size - extent + 1), i.hi = i.lo + extent - 1;
     }
     trait("partial-writes");
+    // Half the time the write is shifted instead (`O[i + 2]`, i from 0), as a concatenation
+    // writes its second part.
+    if (f_.shiftedWrites && i.lo > 0 && rng_.chance(2)) {
+      i.shift = i.lo, i.hi -= i.lo, i.lo = 0;
+      trait("shifted-write");
+    }
   }
 
   bool fitsLimits(ElemType t, Iv v, double floatLimit) const {
@@ -474,7 +483,7 @@ private:
     };
     if (!newImplicit_)
       for (size_t d = 0; d < st.lhsIndices.size(); ++d)
-        note(IndexExpr{{{st.lhsIndices[d], 1}}, 0}, shape[d]);
+        note(IndexExpr{{{st.lhsIndices[d], 1}}, st.lhsShifts[d]}, shape[d]);
     forEachRead(st.rhs, [&](const Expr &r) {
       const Tensor *t = k_.find(r.tensor);
       if ((t->role == Role::Implicit && r.tensor == lhs_ && newImplicit_) || r.pad)
@@ -900,9 +909,9 @@ private:
     if (!f_.multiOffset && readThisStmt_.count(t.name)) {
       r.indices = readThisStmt_[t.name];
     } else if (t.name == lhs_) {
-      for (const auto &n : kWriteNames) // the written point
+      for (const auto &i : idx_) // the written point
         if (r.indices.size() < t.shape.size())
-          r.indices.push_back(IndexExpr{{{n, 1}}, 0});
+          r.indices.push_back(IndexExpr{{{i.name, 1}}, i.shift});
     } else {
       for (int64_t size : t.shape)
         r.indices.push_back(dimIndex(size, r.indices));

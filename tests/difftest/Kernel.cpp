@@ -170,7 +170,11 @@ std::string printExpr(const Expr &e) {
 }
 
 std::string printStatement(const Statement &s) {
-  std::string out = access(s.lhs, s.lhsIndices) + " " + opText(s.op) + " " + printExpr(s.rhs);
+  std::vector<std::string> written = s.lhsIndices;
+  for (size_t d = 0; d < written.size() && d < s.lhsShifts.size(); ++d)
+    if (s.lhsShifts[d] != 0)
+      written[d] += (s.lhsShifts[d] < 0 ? " - " : " + ") + std::to_string(std::abs(s.lhsShifts[d]));
+  std::string out = access(s.lhs, written) + " " + opText(s.op) + " " + printExpr(s.rhs);
   const char *joiner = " where ";
   for (const auto &r : s.where) {
     out += joiner + r.index + " in " + std::to_string(r.lo) + ".." + std::to_string(r.hi);

@@ -88,6 +88,7 @@ struct Guard {
 struct Statement {
   std::string lhs;
   std::vector<std::string> lhsIndices;
+  std::vector<int64_t> lhsShifts; // per written dimension: written at index + shift (or empty)
   Op op = Op::Assign;
   Expr rhs;
   std::vector<Range> where;

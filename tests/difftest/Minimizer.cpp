@@ -179,6 +179,8 @@ std::vector<Kernel> candidates(const Kernel &k) {
         std::set<std::string> dropped;
         if (s.lhs == name && d < s.lhsIndices.size())
           s.lhsIndices.erase(s.lhsIndices.begin() + long(d));
+        if (s.lhs == name && d < s.lhsShifts.size())
+          s.lhsShifts.erase(s.lhsShifts.begin() + long(d));
         forEachRead(s.rhs, [&](Expr &r) {
           if (r.tensor == name && d < r.indices.size())
             renameIndex(r, d, dropped);

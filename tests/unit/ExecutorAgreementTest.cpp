@@ -265,6 +265,23 @@ std::vector<Case> constructCases() {
        "  C[i, j] = i8(1) where (i + j) % 2 != 0 && i / 3 >= j / 4;\n"
        "}\n"
        "instance guard_band_and_diagonal = k<23, 3>;\n"},
+      // Shifted writes: a concatenation (the second part shifted by a size), a shift down,
+      // a shifted reduction into a declared local, and a guard on a shifted write.
+      {"shifted_concat",
+       "kernel k<N, C1, C2>(A: f32[N, C1], B: f32[N, C2]) -> (O: f32[N, C1 + C2 + 1]) {\n"
+       "  O[n, c] = A[n, c] where c in 0..C1;\n"
+       "  O[n, C1 + c] = B[n, c] * 2;\n"
+       "}\n"
+       "instance shifted_concat = k<3, 17, 5>;\n"},
+      {"shifted_reduction_and_local",
+       "kernel k<N, K>(A: i32[N, K], X: f32[N]) -> (O: i32[N + 3], Y: f32[N]) {\n"
+       "  local T: f32[N];\n"
+       "  O[i + 3] += A[i, k] * 3;\n"
+       "  T[i - 1] = X[i] where i in 1..N;\n"
+       "  Y[i] = T[i] + X[i];\n"
+       "  O[i + 1] max= A[i, k] where k < i;\n"
+       "}\n"
+       "instance shifted_reduction_and_local = k<21, 6>;\n"},
   };
 }
 
