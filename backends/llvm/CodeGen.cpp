@@ -1690,8 +1690,19 @@ void Generator::emitScalar(State &st) {
       // was outside.
       std::vector<Value *> coord;
       Value *inside = b_.getTrue();
+      auto gather = a.gathers.begin();
       for (size_t d = 0; d < a.indices.size(); ++d) {
-        Value *c = affine(a.indices[d], point);
+        Value *c = nullptr;
+        if (gather != a.gathers.end() && gather->dim == d) {
+          // A gathered index: the integer element read (in bounds) at the point, widened.
+          ir::Access index{gather->tensor, gather->indices, std::nullopt, {}};
+          ir::ElemType type = k_.tensors[size_t(gather->tensor)].type;
+          Value *raw = v_.load(address(index, point, tensorHolder(gather->tensor)), type, 1, 0, 1);
+          c = b_.CreateSExtOrTrunc(raw, i64());
+          ++gather;
+        } else {
+          c = affine(a.indices[d], point);
+        }
         Value *last = c64(t.shape[d] - 1);
         inside = b_.CreateAnd(inside, b_.CreateICmpULE(c, last));
         Value *low = b_.CreateSelect(b_.CreateICmpSLT(c, c64(0)), c64(0), c);

@@ -28,6 +28,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0313", "a pad on a write, in an instruction's semantics, or of no number"},
       {"E0314", "a remainder % of values rather than of indices"},
       {"E0315", "a `where` condition that is not a comparison of indices"},
+      {"E0316", "a gather without a pad, of non-integers, nested or in an instruction"},
       {"E0401", "wrong number of size arguments"},
       {"E0402", "size or dimension not positive"},
       {"E0403", "conflicting index ranges"},

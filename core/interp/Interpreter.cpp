@@ -44,6 +44,30 @@ int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<in
   return flat;
 }
 
+double readAt(const ir::Kernel &k, const Buffers &b, const ir::Access &a,
+              const std::vector<int64_t> &point) {
+  const ir::Tensor &t = k.tensors[size_t(a.tensor)];
+  if (!a.pad)
+    return b[size_t(a.tensor)][size_t(flatIndex(t, a, point))];
+  int64_t flat = 0;
+  auto gather = a.gathers.begin();
+  for (size_t d = 0; d < a.indices.size(); ++d) {
+    int64_t v = 0;
+    if (gather != a.gathers.end() && gather->dim == d) {
+      const ir::Tensor &it = k.tensors[size_t(gather->tensor)];
+      ir::Access index{gather->tensor, gather->indices, std::nullopt, {}};
+      v = int64_t(b[size_t(gather->tensor)][size_t(flatIndex(it, index, point))]);
+      ++gather;
+    } else {
+      v = ir::valueAt(a.indices[d], point);
+    }
+    if (v < 0 || v >= t.shape[d])
+      return roundTo(t.type, *a.pad);
+    flat = flat * t.shape[d] + v;
+  }
+  return b[size_t(a.tensor)][size_t(flat)];
+}
+
 namespace {
 
 // Integer arithmetic on values already in an integer type's range, exact in 64 bits, then
@@ -280,12 +304,7 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
   while (nWrite < s.indices.size() && !s.indices[nWrite].reduction)
     ++nWrite;
   std::vector<int64_t> point(s.indices.size(), 0);
-  auto reader = [&](const ir::Access &a) {
-    const ir::Tensor &t = k.tensors[a.tensor];
-    if (a.pad && !ir::inBounds(t, a, point))
-      return roundTo(t.type, *a.pad);
-    return b[a.tensor][flatIndex(t, a, point)];
-  };
+  auto reader = [&](const ir::Access &a) { return readAt(k, b, a, point); };
   // Iterate the write indices; for each, the reduction indices innermost.
   std::function<void(size_t)> spatial = [&](size_t d) {
     if (d < nWrite) {

@@ -38,8 +38,13 @@ double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &
 // One accumulation step in the element type (the starting value is ir::reduceIdentity).
 double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value);
 
-// Row-major offset of an access at a point of its statement.
+// Row-major offset of an access (which gathers nothing) at a point of its statement.
 int64_t flatIndex(const ir::Tensor &t, const ir::Access &a, const std::vector<int64_t> &point);
+
+// The value a read of kernel k gives at `point` of its statement: its element, or its pad
+// value where an index (a gathered one included) falls outside its dimension.
+double readAt(const ir::Kernel &k, const Buffers &b, const ir::Access &a,
+              const std::vector<int64_t> &point);
 
 // Converts a real value to the element type: floats round to nearest even; integers truncate
 // toward zero and saturate to the type's range (NaN gives 0). Conversions, functions and stores

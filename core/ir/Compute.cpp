@@ -278,8 +278,13 @@ void forEachRead(const Expr &e, const std::function<void(const Access &)> &f) {
     forEachRead(a, f);
 }
 
+bool usesGather(const Expr &e) {
+  return (e.kind == Expr::Kind::Read && !e.access.gathers.empty()) ||
+         std::any_of(e.args.begin(), e.args.end(), [](const Expr &a) { return usesGather(a); });
+}
+
 bool computedPerPoint(const Expr &e) {
-  return usesIndexValue(e) || usesPaddedRead(e) || usesQuasiAffineRead(e);
+  return usesIndexValue(e) || usesPaddedRead(e) || usesQuasiAffineRead(e) || usesGather(e);
 }
 
 int64_t floorDiv(int64_t a, int64_t d) {
@@ -330,15 +335,6 @@ rangeOf(const Affine &a, const std::function<std::pair<int64_t, int64_t>(int)> &
 std::pair<__int128, __int128> rangeOver(const Affine &a, const Statement &s) {
   return rangeOf(
       a, [&](int i) { return std::pair<int64_t, int64_t>(0, s.indices.at(size_t(i)).extent - 1); });
-}
-
-bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &point) {
-  for (size_t d = 0; d < a.indices.size(); ++d) {
-    int64_t v = valueAt(a.indices[d], point);
-    if (v < 0 || v >= t.shape.at(d))
-      return false;
-  }
-  return true;
 }
 
 int64_t indexValueAt(const Expr &e, const std::vector<int64_t> &point) {
@@ -560,8 +556,14 @@ std::string printAccess(const Access &a, const Statement &s, const std::vector<T
   if (a.indices.empty())
     return out;
   out += "[";
-  for (size_t i = 0; i < a.indices.size(); ++i)
-    out += (i ? ", " : "") + printAffine(a.indices[i], s);
+  for (size_t i = 0; i < a.indices.size(); ++i) {
+    out += i ? ", " : "";
+    auto g = std::find_if(a.gathers.begin(), a.gathers.end(),
+                          [&](const Gather &x) { return x.dim == i; });
+    out += g == a.gathers.end()
+               ? printAffine(a.indices[i], s)
+               : printAccess(Access{g->tensor, g->indices, std::nullopt, {}}, s, tensors);
+  }
   out += "]";
   if (a.pad)
     out += " pad " + formatNumber(*a.pad);

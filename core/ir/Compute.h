@@ -80,16 +80,25 @@ rangeOf(const Affine &a, const std::function<std::pair<int64_t, int64_t>(int)> &
 // Over a statement's domain (each index from 0 to its extent - 1).
 std::pair<__int128, __int128> rangeOver(const Affine &a, const struct Statement &s);
 
-struct Access {
+// A gathered dimension of a read (`T[Idx[b, l], d]`): its index at a point is the element of
+// the integer tensor `tensor` at `indices` (affine, in bounds), known only when the kernel runs.
+struct Gather {
+  size_t dim = 0;
   int tensor = -1;
   std::vector<Affine> indices;
+};
+
+struct Access {
+  int tensor = -1;
+  std::vector<Affine> indices; // a gathered dimension's is 0 (see gathers)
   // A padded read (`X[i - 1] pad 0`): at a point where an index falls outside its dimension the
   // read gives this value (in the tensor's type) instead of an element. Only reads of a kernel's
   // statements are padded; no instruction operand stands for one.
   std::optional<double> pad;
+  // Gathered dimensions, in increasing order; only padded reads of a kernel's statements have
+  // them, so an index out of its dimension gives the pad value.
+  std::vector<Gather> gathers;
 };
-// Whether every index of `a` is within its dimension of `t` at `point` of a's statement.
-bool inBounds(const Tensor &t, const Access &a, const std::vector<int64_t> &point);
 
 // Prod is appended (not inserted) so that encoded programs keep their numbers.
 enum class ReduceOp { None, Sum, Max, Min, Prod };
@@ -176,8 +185,11 @@ bool usesIndexValue(const Expr &e);
 bool usesPaddedRead(const Expr &e);
 // Whether e or a sub-expression of it reads through a quasi-affine index (`X[h / 2]`).
 bool usesQuasiAffineRead(const Expr &e);
+// Whether e or a sub-expression of it is a gathered read (`T[Idx[b, l], d] pad 0`).
+bool usesGather(const Expr &e);
 // Whether only the statement's own evaluation at each point may compute e: it uses an index
-// value, a padded read or a quasi-affine index, which no instruction operand stands for.
+// value, a padded read, a quasi-affine index or a gather, which no instruction operand stands
+// for.
 bool computedPerPoint(const Expr &e);
 // Calls f on the access of every Read in e, outermost first.
 void forEachRead(Expr &e, const std::function<void(Access &)> &f);

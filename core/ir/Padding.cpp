@@ -53,7 +53,7 @@ int stagePaddedReads(Kernel &k) {
   for (auto &s : k.statements) {
     std::map<std::pair<int, double>, Box> boxes; // by (tensor read, pad value)
     forEachRead(s.rhs, [&](Access &a) {
-      if (!a.pad)
+      if (!a.pad || !a.gathers.empty()) // a gather's reach is known only when it runs
         return;
       const Tensor &t = k.tensors[size_t(a.tensor)];
       Box b;
@@ -115,7 +115,7 @@ int stagePaddedReads(Kernel &k) {
       ++added;
     }
     forEachRead(s.rhs, [&](Access &a) {
-      if (!a.pad)
+      if (!a.pad || !a.gathers.empty())
         return;
       auto it = boxes.find({a.tensor, *a.pad});
       if (it == boxes.end() || it->second.tensor < 0)

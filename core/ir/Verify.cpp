@@ -201,6 +201,7 @@ private:
     }
     if (e.kind == Expr::Kind::Read) {
       reads.push_back(&e.access);
+      gathers(s, e.access);
       if (access(s, e.access, "a read") && e.type != k_.tensors[size_t(e.access.tensor)].type)
         fail(s.range, std::string("a read of '") + k_.tensors[size_t(e.access.tensor)].name +
                           "' is typed " + elemTypeName(e.type) + " but the tensor is " +
@@ -249,6 +250,26 @@ private:
         fail(s.range, "the statement reads '" + name + "' at another point than it writes");
         return;
       }
+    }
+  }
+
+  // A gathered read is padded, and each gathered index an in-bounds read of an integer tensor.
+  void gathers(const Statement &s, const Access &a) {
+    if (a.gathers.empty())
+      return;
+    if (!a.pad)
+      fail(s.range, "a gathered read is not padded");
+    for (size_t g = 0; g < a.gathers.size(); ++g) {
+      const Gather &x = a.gathers[g];
+      if (x.dim >= a.indices.size() || (g > 0 && x.dim <= a.gathers[g - 1].dim)) {
+        fail(s.range, "a gather names dimension " + std::to_string(x.dim + 1) +
+                          " out of order or beyond the read's");
+        continue;
+      }
+      Access index{x.tensor, x.indices, std::nullopt, {}};
+      if (access(s, index, "a gathered index") && isFloat(k_.tensors[size_t(x.tensor)].type))
+        fail(s.range, "a gathered index reads the floating-point '" +
+                          k_.tensors[size_t(x.tensor)].name + "'");
     }
   }
 

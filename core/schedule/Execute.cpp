@@ -284,12 +284,7 @@ private:
     forEachPoint([&](const std::vector<int64_t> &p) {
       if (!s_.computes(p))
         return;
-      auto read = [&](const ir::Access &a) {
-        const ir::Tensor &r = k_.tensors[a.tensor];
-        if (a.pad && !ir::inBounds(r, a, p))
-          return interp::roundTo(r.type, *a.pad);
-        return b_[a.tensor][interp::flatIndex(r, a, p)];
-      };
+      auto read = [&](const ir::Access &a) { return interp::readAt(k_, b_, a, p); };
       double &dst = b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)];
       dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read, &p));
     });

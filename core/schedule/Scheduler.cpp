@@ -14,10 +14,32 @@ namespace {
 // loop's fork and join cost a few microseconds.
 constexpr double kParallelCycles = 1 << 15;
 
-// Scalar code: the statement's loop nest over the outermost memory, with its longest-enough
-// write index shared among the cores when the statement is large enough to be worth it.
+// The write index a `parallel` pin names in scalar code's loop nest, or -1 and why it cannot
+// run in parallel.
+int scalarParallelIndex(const ir::Statement &s, const hw::Target &target, const std::string &name,
+                        std::string &why) {
+  for (size_t i = 0; i < s.indices.size(); ++i) {
+    if (s.indices[i].name != name)
+      continue;
+    if (s.indices[i].reduction)
+      why = "it is a reduction";
+    else if (target.cores <= 1 && target.triple.empty())
+      why = "the target has one core and no threads";
+    else if (s.indices[i].extent <= 1)
+      why = "its loop has a single trip";
+    else
+      return int(i);
+    return -1;
+  }
+  why = "it is not an index of the statement";
+  return -1;
+}
+
+// Scalar code: the statement's loop nest over the outermost memory, with the pinned write index
+// (`pinnedParallel`, -1 for none), else its longest-enough one when the statement is large
+// enough to be worth it, shared among the cores.
 StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &target,
-                                 size_t statement) {
+                                 size_t statement, int pinnedParallel) {
   StatementSchedule out;
   Config &c = out.config;
   c.statement = statement;
@@ -45,8 +67,10 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
       }
       c.doubleBuffered.push_back(false);
     }
-  if (!c.levels.empty() && target.cores > 1 &&
-      pointwiseCycles(kernel, target, statement, 1) >= kParallelCycles) {
+  if (!c.levels.empty() && pinnedParallel >= 0) {
+    c.parallel = pinnedParallel;
+  } else if (!c.levels.empty() && target.cores > 1 &&
+             pointwiseCycles(kernel, target, statement, 1) >= kParallelCycles) {
     // The outermost write index with a couple of rows per core, else the longest one.
     auto extent = [&](int v) { return c.vindices[size_t(v)].extent; };
     for (size_t v = 0; v < c.vindices.size() && c.parallel < 0; ++v)
@@ -90,6 +114,24 @@ StatementSchedule scalarSchedule(const ir::Kernel &kernel, const hw::Target &tar
   out.cost.cycles = pointwiseCycles(kernel, target, statement, cores);
   out.cost.computeCycles = out.cost.cycles;
   return out;
+}
+
+// Scalar code for a statement no mapping runs, over the pinned parallel index where there is
+// one; where it cannot run in parallel, E0702 at the pin into `diags` (null: the pin's error
+// was reported already).
+StatementSchedule scalarPinned(const ir::Kernel &kernel, const hw::Target &target, size_t statement,
+                               const Pins &pin, const SourceRange &pinRange,
+                               DiagnosticSink *diags) {
+  int parallel = -1;
+  if (!pin.parallel.empty()) {
+    std::string why;
+    parallel = scalarParallelIndex(kernel.statements[statement], target, pin.parallel, why);
+    if (parallel < 0 && diags)
+      diags->error("E0702", pinRange,
+                   "cannot use this schedule pin: cannot run '" + pin.parallel +
+                       "' of scalar code in parallel: " + why);
+  }
+  return scalarSchedule(kernel, target, statement, parallel);
 }
 
 // The mappings worth scheduling for statement `m`: full and non-degenerate, those of the
@@ -299,15 +341,22 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     std::vector<int> choices =
         mappingsToSearch(m, pin, pinRange, target, options.mappingsConsidered, diags);
     StatementSearch found = searchStatement(kernel, target, m, pin, choices, *strategy, options);
+    // Whether an error at the pin says already that these pins cannot be honoured.
+    bool pinRejected = !pin.instruction.empty() && choices.empty();
     if (found.fitting == 0)
-      for (const auto &problem : found.firstProblems)
+      for (const auto &problem : found.firstProblems) {
         diags.error("E0702", pinRange, "cannot use this schedule pin: " + problem);
+        pinRejected = true;
+      }
     if (!found.best.found) {
-      if (found.fitting > 0 && pinRange.valid())
+      if (found.fitting > 0 && pinRange.valid()) {
         diags.error("E0703", pinRange,
                     "no schedule satisfies the pinned decisions for s" + std::to_string(m.index) +
                         (found.invalid.empty() ? "" : ": " + found.invalid));
-      out.statements.push_back(scalarSchedule(kernel, target, m.index));
+        pinRejected = true;
+      }
+      out.statements.push_back(
+          scalarPinned(kernel, target, m.index, pin, pinRange, pinRejected ? nullptr : &diags));
       continue;
     }
     const SearchReport &report = found.report;

@@ -420,9 +420,40 @@ void Space::addPins(const Pins &pins) {
     int v = vIndex(pins.parallel);
     if (v < 0 || k.vindices[v].reduction)
       pinProblems_.push_back("'" + pins.parallel + "' is not a non-reduction loop to parallelise");
+    else if (std::string why = splitForParallel(size_t(v)); !why.empty())
+      pinProblems_.push_back("cannot run '" + pins.parallel + "' in parallel: " + why);
     else
       pinnedParallel_ = v;
   }
+}
+
+std::string Space::splitForParallel(size_t v) {
+  const Config &k = skeleton_;
+  const VirtualIndex &vi = k.vindices[v];
+  if (std::find(parallelOptions_.begin(), parallelOptions_.end(), int(v)) == parallelOptions_.end())
+    return "the target has one core and no threads";
+  int64_t full = roundUp(vi.extent, vi.instrExtent);
+  if (k.levels.size() < 2) {
+    // The one level's loop steps by whole calls, or covers a free loop at once.
+    return vi.free || full <= vi.instrExtent ? "its loop has a single trip" : "";
+  }
+  for (size_t l = 1; l < k.levels.size(); ++l)
+    if (pinnedTiles_[l][v] && *pinnedTiles_[l][v] >= full)
+      return "its " + k.levels[l].name + " tile is pinned to its whole extent " +
+             std::to_string(vi.extent) + ", which leaves one " + k.levels[1].name +
+             " tile of it to share among the cores";
+  // The parallel loop is the outermost level's loop over the next level's tiles: it runs in
+  // parallel only when they cut the extent, so the whole extent is no tile option.
+  std::vector<int64_t> &options = tileOptions_[v];
+  options.erase(std::remove(options.begin(), options.end(), full), options.end());
+  if (options.empty()) {
+    options.push_back(full);
+    return vi.instrExtent > 1
+               ? "its extent " + std::to_string(vi.extent) + " is one call of the instruction, " +
+                     std::to_string(vi.instrExtent) + " wide"
+               : "its loop has a single trip";
+  }
+  return "";
 }
 
 void Space::addKnobs() {
@@ -522,6 +553,9 @@ Config Space::decode(const std::vector<size_t> &point) const {
                                  : orderOptions_[l][point[base + l] % orderOptions_[l].size()];
   c.parallel = pinnedParallel_ ? *pinnedParallel_
                                : parallelOptions_[point[base + nl] % parallelOptions_.size()];
+  // A parallel loop of one trip runs on one thread (Lower emits no loop for it): say so.
+  if (c.parallel >= 0 && tripsOf(c, 0, size_t(c.parallel)) <= 1)
+    c.parallel = -1;
   for (size_t j = 0; j < packOptions_.size(); ++j) {
     const PackOption &option = packOptions_[j];
     int to = option.levels[point[base + nl + 1 + j] % option.levels.size()];

@@ -57,6 +57,9 @@ private:
   // The constructor's steps after the skeleton Config: options per knob, the pins, the knobs.
   void addOptions(const hw::Target &target, const std::vector<bool> &mayPack);
   void addPins(const Pins &pins);
+  // Restricts the tiles so that the outermost level's loop over index `v` runs more than one
+  // trip, as a pinned parallel loop must; why it cannot where it cannot (empty when fine).
+  std::string splitForParallel(size_t v);
   void addKnobs();
 
   Config skeleton_;

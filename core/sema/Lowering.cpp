@@ -489,6 +489,9 @@ private:
     ir::forEachRead(rhs, [&](ir::Access &access) {
       for (auto &affine : access.indices)
         normalise(affine);
+      for (auto &g : access.gathers)
+        for (auto &affine : g.indices)
+          normalise(affine);
     });
     forEachIndexValue(rhs, [&](ir::Affine &affine) { normalise(affine); });
     for (auto &g : guards_) {
@@ -685,7 +688,8 @@ private:
     case K::Call:
       diags_.error("E0308", e.range,
                    "an index must be affine in index variables; tensor reads and function calls "
-                   "are not allowed in an index");
+                   "are not allowed in an index (a read alone as a padded read's index is a "
+                   "gather: `T[Idx[b], d] pad 0`)");
       failed_ = true;
       return a;
     default:
@@ -1027,14 +1031,69 @@ private:
     reads_.push_back({tensorIndex, e.range});
     out.kind = ir::Expr::Kind::Read;
     out.access.tensor = tensorIndex;
-    for (const auto &dim : e.args)
-      out.access.indices.push_back(affine(*dim));
+    for (size_t d = 0; d < e.args.size(); ++d) {
+      const ast::Expr &dim = *e.args[d];
+      if (dim.kind != ast::Expr::Kind::Access) {
+        out.access.indices.push_back(affine(dim));
+        continue;
+      }
+      out.access.indices.emplace_back(); // the gathered element is the index (ir::Gather)
+      if (auto g = gatheredIndex(dim, d))
+        out.access.gathers.push_back(std::move(*g));
+    }
     out.type = ctx_.tensors[tensorIndex].type;
     type = out.type;
+    if (!out.access.gathers.empty() && (!e.pad || ctx_.instruction)) {
+      diags_.error("E0316", e.range,
+                   ctx_.instruction
+                       ? "an instruction's semantics cannot gather; its operands are indexed "
+                         "affinely"
+                       : "a gathered read must say what an index out of range gives: add `pad "
+                         "0` (or another value)");
+      failed_ = true;
+    }
     if (e.pad)
       out.access.pad = padValue(e, out.type);
     readAccesses_.push_back({&e, tensorIndex, out.access.indices});
     return out;
+  }
+
+  // `Idx[b, l]` as a whole index of a read: an in-bounds read of an integer tensor, whose
+  // element is the index (a gather).
+  std::optional<ir::Gather> gatheredIndex(const ast::Expr &e, size_t dim) {
+    int t = ctx_.find(e.name.name);
+    if (t < 0) {
+      if (!ctx_.incomplete)
+        diags_.error("E0203", e.name.range, "unknown tensor '" + e.name.name + "'");
+      failed_ = true;
+      return std::nullopt;
+    }
+    const ir::Tensor &tensor = ctx_.tensors[t];
+    auto refuse = [&](SourceRange at, const std::string &why) {
+      diags_.error("E0316", at, why);
+      failed_ = true;
+      return std::nullopt;
+    };
+    if (ir::isFloat(tensor.type))
+      return refuse(e.range, "a gathered index is an integer; '" + tensor.name + "' holds " +
+                                 ir::elemTypeName(tensor.type) +
+                                 " (convert it in a statement "
+                                 "before, e.g. to i32)");
+    if (e.pad)
+      return refuse(e.pad->range, "a gathered index is read within its tensor's shape; pad the "
+                                  "read it indexes instead");
+    checkRank(e, tensor);
+    reads_.push_back({t, e.range});
+    ir::Gather g{dim, t, {}};
+    for (const auto &i : e.args) {
+      if (i->kind == ast::Expr::Kind::Access)
+        return refuse(i->range, "a gathered index cannot itself be gathered; read it into a "
+                                "local first");
+      g.indices.push_back(affine(*i));
+    }
+    // Its indices take their ranges from it and are bounds-checked, as any read's.
+    readAccesses_.push_back({&e, t, g.indices});
+    return g;
   }
 
   // The value of `X[...] pad v`: a number or `inf` (signed), one of the read's type's values.

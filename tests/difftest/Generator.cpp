@@ -8,14 +8,14 @@ namespace isam::difftest {
 
 const std::vector<std::string> &Features::names() {
   static const std::vector<std::string> n = {
-      "self-read",       "partial-writes",   "int-overflow", "multi-offset",  "diagonal",
-      "implicit-chains", "implicit-scalars", "guards",       "shifted-writes"};
+      "self-read",       "partial-writes",   "int-overflow", "multi-offset",   "diagonal",
+      "implicit-chains", "implicit-scalars", "guards",       "shifted-writes", "gathers"};
   return n;
 }
 
 bool Features::set(const std::string &name, bool on) {
-  bool *flags[] = {&selfRead,       &partialWrites,   &intOverflow, &multiOffset,  &diagonal,
-                   &implicitChains, &implicitScalars, &guards,      &shiftedWrites};
+  bool *flags[] = {&selfRead,       &partialWrites,   &intOverflow, &multiOffset,   &diagonal,
+                   &implicitChains, &implicitScalars, &guards,      &shiftedWrites, &gathers};
   for (size_t i = 0; i < names().size(); ++i)
     if (names()[i] == name) {
       *flags[i] = on;
@@ -25,8 +25,8 @@ bool Features::set(const std::string &name, bool on) {
 }
 
 std::string Features::flags() const {
-  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,  diagonal,
-                        implicitChains, implicitScalars, guards,      shiftedWrites};
+  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,   diagonal,
+                        implicitChains, implicitScalars, guards,      shiftedWrites, gathers};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -37,8 +37,8 @@ std::string Features::flags() const {
 }
 
 std::string Features::describe() const {
-  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,  diagonal,
-                        implicitChains, implicitScalars, guards,      shiftedWrites};
+  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,   diagonal,
+                        implicitChains, implicitScalars, guards,      shiftedWrites, gathers};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -259,7 +259,7 @@ private:
       trait("rewrite");
       for (size_t d = 0; d < target->shape.size(); ++d) {
         Idx i{kWriteNames[d], 0, target->shape[d] - 1, false};
-        partial(i, target->shape[d]);
+        partial(i, target->shape[d], false, target->role != Role::Implicit);
         idx_.push_back(i);
       }
     } else {
@@ -399,7 +399,7 @@ private:
     whereClauses(st, shape);
     // A guarded maximum or minimum may have no point for an element, which then holds its
     // identity (an infinity), so only the other operators are guarded.
-    if (f_.guards && !idx_.empty() && st.op != Op::Max && st.op != Op::Min && rng_.chance(6)) {
+    if (f_.guards && !idx_.empty() && st.op != Op::Max && st.op != Op::Min && rng_.chance(12)) {
       guards(st);
       if (st.op == Op::Assign && !accumulates)
         res = hull(res, Iv{0, 0}); // the points a guard skips leave 0
@@ -412,7 +412,7 @@ private:
   // With partial writes on, a write index over part of a dimension of size `size`: with
   // `force` the index keeps its extent and only its start moves; otherwise, a tenth of the
   // time, a random sub-range.
-  void partial(Idx &i, int64_t size, bool force = false) {
+  void partial(Idx &i, int64_t size, bool force = false, bool shiftable = true) {
     if (!f_.partialWrites || (!force && !rng_.chance(10)))
       return;
     int64_t extent = i.hi - i.lo + 1;
@@ -427,7 +427,7 @@ private:
     trait("partial-writes");
     // Half the time the write is shifted instead (`O[i + 2]`, i from 0), as a concatenation
     // writes its second part.
-    if (f_.shiftedWrites && i.lo > 0 && rng_.chance(2)) {
+    if (f_.shiftedWrites && shiftable && i.lo > 0 && rng_.chance(50)) {
       i.shift = i.lo, i.hi -= i.lo, i.lo = 0;
       trait("shifted-write");
     }
@@ -512,7 +512,7 @@ private:
       const Idx &a = idx_[size_t(rng_.below(idx_.size()))];
       const Idx &b = idx_[size_t(rng_.below(idx_.size()))];
       Guard guard;
-      if (rng_.chance(4)) {
+      if (rng_.chance(25)) {
         int64_t m = 2 + int64_t(rng_.below(2));
         guard.lhs = IndexExpr{{{a.name, 1}, {b.name, 1}}, 0, m, true};
         if (a.name == b.name)
@@ -1015,6 +1015,8 @@ private:
         if (rng_.chance(50))
           shape[d] = std::max<int64_t>(1, shape[d] - int64_t(rng_.below(3)));
       }
+      if (f_.gathers && rng_.chance(35))
+        gather(r, must);
       static const std::vector<double> values = {0, 1, -2, 0.5};
       pad = rng_.pick(values);
       if (isInt(type) && *pad != std::trunc(*pad))
@@ -1029,6 +1031,31 @@ private:
     if (pad)
       v = {std::min(v.lo, *pad), std::max(v.hi, *pad)};
     return converted(std::move(r), type, to.value_or(type), v);
+  }
+
+  // Makes one dimension of padded read r (not one that only `must` indexes) a gather: an
+  // integer input indexed by that dimension's indices, whose elements (-8..7, some outside the
+  // dimension) are the index.
+  void gather(Expr &r, const std::string &must) {
+    std::vector<size_t> dims;
+    for (size_t d = 0; d < r.indices.size(); ++d)
+      if (!r.indices[d].terms.empty() && r.indices[d].gather.empty() &&
+          !(r.indices[d].terms.size() == 1 && r.indices[d].terms[0].index == must))
+        dims.push_back(d);
+    if (dims.empty())
+      return;
+    IndexExpr &e = r.indices[rng_.pick(dims)];
+    IndexExpr g;
+    std::vector<int64_t> shape;
+    for (const auto &t : e.terms)
+      if (std::find(g.gatherIndices.begin(), g.gatherIndices.end(), t.index) ==
+          g.gatherIndices.end()) {
+        g.gatherIndices.push_back(t.index);
+        shape.push_back(index(t.index).hi + 1);
+      }
+    g.gather = addTensor(Role::Input, rng_.chance(2) ? ElemType::I32 : ElemType::I8, shape).name;
+    e = std::move(g);
+    trait("gather");
   }
 
   // One dimension's index expression: within [0, size) when size > 0; for a new tensor

@@ -42,12 +42,13 @@ struct Features {
   bool implicitScalars = true; // an implicit local with no dimensions, read back
   bool guards = true;          // conditions on a statement's indices (`where j <= i`)
   bool shiftedWrites = true;   // a write shifted by a constant (`O[i + 2]`), with partial writes
+  bool gathers = true;         // a padded read with a gathered index (`T[G0[i], j] pad 0`)
   int maxStatements = 4;
   int maxRank = 5;
   int64_t maxPoints = 4096; // iteration points per statement (64 times more in large kernels)
 
   // Names, for flags and reports: self-read, partial-writes, int-overflow, multi-offset,
-  // diagonal, implicit-chains, implicit-scalars, guards, shifted-writes.
+  // diagonal, implicit-chains, implicit-scalars, guards, shifted-writes, gathers.
   static const std::vector<std::string> &names();
   // Sets the named switch; false for an unknown name.
   bool set(const std::string &name, bool on);
@@ -59,7 +60,7 @@ struct Generated {
   Kernel kernel;
   // What the kernel exercises, for coverage: "op:+=", "fn:exp", "type:i8", "rank:5",
   // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo", "guard",
-  // "guard-remainder", "shifted-write", "large",
+  // "guard-remainder", "shifted-write", "gather", "large",
   // "local", "implicit", "scalar", "cast", "prime", "size-1", "statements:4", and the
   // feature names above when used.
   std::set<std::string> traits;

@@ -7,7 +7,7 @@ namespace isam::difftest {
 
 bool IndexExpr::operator==(const IndexExpr &o) const {
   if (constant != o.constant || terms.size() != o.terms.size() || divisor != o.divisor ||
-      remainder != o.remainder)
+      remainder != o.remainder || gather != o.gather || gatherIndices != o.gatherIndices)
     return false;
   for (size_t i = 0; i < terms.size(); ++i)
     if (terms[i].index != o.terms[i].index || terms[i].coef != o.terms[i].coef)
@@ -56,8 +56,11 @@ std::string number(double v) {
 }
 
 std::string printAffinePart(const IndexExpr &e);
+std::string access(const std::string &name, const std::vector<std::string> &indices);
 
 std::string printIndex(const IndexExpr &e) {
+  if (!e.gather.empty())
+    return access(e.gather, e.gatherIndices);
   if (e.divisor <= 0)
     return printAffinePart(e);
   bool single = e.terms.size() == 1 && e.terms[0].coef == 1 && e.constant == 0;
@@ -224,8 +227,11 @@ void forEachRead(const Expr &e, const std::function<void(const Expr &)> &f) {
 
 void forEachIndexExpr(const Expr &e, const std::function<void(const IndexExpr &)> &f) {
   if (e.kind == Expr::Kind::Read || e.kind == Expr::Kind::IndexValue)
-    for (const auto &ix : e.indices)
+    for (const auto &ix : e.indices) {
       f(ix);
+      for (const auto &n : ix.gatherIndices) // a gathered index's own indices
+        f(IndexExpr{{{n, 1}}, 0});
+    }
   for (const auto &a : e.args)
     forEachIndexExpr(a, f);
 }

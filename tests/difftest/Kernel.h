@@ -35,9 +35,14 @@ struct IndexExpr {
   int64_t constant = 0;
   int64_t divisor = 0;
   bool remainder = false;
+  // A gathered index (`T[G0[i, k], j] pad 0`): the element of the integer tensor `gather` at
+  // these indices; terms, constant and divisor are then unused.
+  std::string gather{};
+  std::vector<std::string> gatherIndices{};
 
   bool plain() const {
-    return terms.size() == 1 && terms[0].coef == 1 && constant == 0 && divisor == 0;
+    return terms.size() == 1 && terms[0].coef == 1 && constant == 0 && divisor == 0 &&
+           gather.empty();
   }
   bool operator==(const IndexExpr &o) const;
 };

@@ -280,6 +280,12 @@ std::vector<Case> cases() {
        text(mem + "instr x(d: out f32[4] in DRAM, a: f32[4] in DRAM) { d[i] = a[i] where i > 0; "
                   "} }\n"),
        "i > 0", "an instruction's semantics cannot restrict its points"},
+      {"E0316_GatherWithoutPad", "E0316",
+       text("kernel k<N>(E: f32[N], I: i32[N]) -> (B: f32[N]) { B[i] = E[I[i]]; }\n"), "E[I[i]]",
+       "a gathered read must say what an index out of range gives"},
+      {"E0316_GatherOfFloats", "E0316",
+       text("kernel k<N>(E: f32[N], I: f32[N]) -> (B: f32[N]) { B[i] = E[I[i]] pad 0; }\n"), "I[i]",
+       "a gathered index is an integer; 'I' holds f32"},
       {"E0203_GuardOnAnUnknownIndex", "E0203", text(k2 + "B[i] = A[i] where i < q; }\n"), "q",
        "'q' is not an index of this statement, a size or a number"},
       {"E0309_WrongArity", "E0309", text(k2 + "B[i] = max(A[i]); }\n"), "max(A[i])",

@@ -282,6 +282,21 @@ std::vector<Case> constructCases() {
        "  O[i + 1] max= A[i, k] where k < i;\n"
        "}\n"
        "instance shifted_reduction_and_local = k<21, 6>;\n"},
+      // Gathers: the indices are random integers in -8..7, so some fall outside the table
+      // and give the pad value.
+      {"gather_embedding_bag",
+       "kernel k<B, L, V, D>(E: f32[V, D], Idx: i32[B, L]) -> (O: f32[B, D], G: f32[B, L, D]) {\n"
+       "  O[b, d] += E[Idx[b, l], d] pad 0;\n"
+       "  G[b, l, d] = E[Idx[b, l], d] pad -1.5;\n"
+       "}\n"
+       "instance gather_embedding_bag = k<3, 7, 6, 19>;\n"},
+      {"gather_luts_and_guard",
+       "kernel k<N, M>(L1: i32[5], L2: f64[3, 4], I1: i8[N, M], I2: i32[M]) ->\n"
+       "    (O: i32[N], P: f64[N, M]) {\n"
+       "  O[i] += L1[I1[i, j]] pad 0 * 2 + L1[I1[i, j] ] pad 7;\n"
+       "  P[i, j] = L2[j % 3, I2[j]] pad -2 where j <= i;\n"
+       "}\n"
+       "instance gather_luts_and_guard = k<9, 6>;\n"},
   };
 }
 

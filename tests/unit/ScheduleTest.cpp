@@ -284,12 +284,12 @@ TEST_P(SampleSchedule, SmallInstancesMatchTheReferenceInterpreter) {
   }
   EXPECT_GT(small, 0u) << c.file << " has no *_small or *_unit instance";
   // Max-pooling, the normalisations and the selections (row reductions and element-wise work,
-  // no contraction) have no instruction on the systolic array, and resampling reads through
-  // quotients and remainders of indices, which only scalar code computes; everything else maps
-  // somewhere.
+  // no contraction) have no instruction on the systolic array, and resampling and embeddings
+  // read through quotients, remainders and gathers, which only scalar code computes;
+  // everything else maps somewhere.
   if (!((c.file == "maxpool.isam" || c.file == "layernorm.isam" || c.file == "select.isam") &&
         c.target == "systolic16") &&
-      c.file != "resample.isam") {
+      c.file != "resample.isam" && c.file != "embedding.isam") {
     EXPECT_GT(mapped, 0u) << "no statement of " << c.file << " runs on an instruction of "
                           << c.target;
   }
@@ -1544,6 +1544,10 @@ INSTANTIATE_TEST_SUITE_P(
                "E0702", "not a multiple of the instruction's 16"},
         BadPin{"E0702_UnknownLevel", "tile L0: n 16;", "x86_avx512", "E0702",
                "'L0' is not a memory level"},
+        BadPin{"E0702_ParallelLoopPinnedToOneTile", "tile L3: m 64, n 256; parallel: m;",
+               "x86_avx512", "E0702", "cannot run 'm' in parallel: its L3 tile is pinned"},
+        BadPin{"E0702_ParallelLoopOnOneCore", "parallel: m;", "systolic16", "E0702",
+               "cannot run 'm' in parallel: the target has one core and no threads"},
         // What needs no target (an unknown index, an order that misses one, parallel over a
         // reduction) is sema's E0705: tests/unit/ScheduleBlockTest.cpp.
         BadPin{"E0703_RegisterTileTooLarge", "tile ZMM: n 256, m 64;", "x86_avx512", "E0703",
@@ -1595,6 +1599,82 @@ TEST(SchedulePins, ImpossibleInstructionPinStillGivesACorrectSchedule) {
   ASSERT_EQ(ks.statements.size(), 1u);
   EXPECT_EQ(ks.statements[0].config.mapping, -1) << "no mapping of the pinned instruction";
   expectMatchesReference(ks, kernels[0], *target, 1);
+}
+
+// The name of the index a statement's schedule IR runs in parallel ("" for none).
+std::string parallelLoopOf(const schedule::StatementSchedule &st) {
+  std::vector<const schedule::Node *> todo{&st.root};
+  while (!todo.empty()) {
+    const schedule::Node *n = todo.back();
+    todo.pop_back();
+    if (n->kind == schedule::Node::Kind::Loop && n->parallel)
+      return st.config.vindices.at(size_t(n->v)).name;
+    for (const auto &b : n->body)
+      todo.push_back(&b);
+  }
+  return "";
+}
+
+// A statement the search would run on one thread (a small copy: the threads' fork and join cost
+// more than they save) is still split over the cores where `parallel` is pinned: the outermost
+// level's loop over it gets more than one trip, rather than one trip that runs on one thread.
+TEST(SchedulePins, PinnedParallelLoopRunsInParallelWhereTheSearchWouldNot) {
+  std::string text =
+      "kernel concat<N, C1, C2>(A: f32[N, C1], B: f32[N, C2]) -> (O: f32[N, C1 + C2]) {\n"
+      "  O[n, c] = A[n, c] where c in 0..C1;\n"
+      "  schedule { parallel: n; }\n"
+      "}\ninstance cat = concat<64, 48, 37>;\n";
+  for (const char *search : {"beam", "random", "exhaustive"}) {
+    SCOPED_TRACE(search);
+    Pinned p = schedulePinned(text, "x86_avx512", search);
+    ASSERT_FALSE(p.setup.session->diagnostics().hasErrors()) << render(*p.setup.session);
+    ASSERT_EQ(p.ks.statements.size(), 1u);
+    const schedule::StatementSchedule &st = p.ks.statements[0];
+    std::string why = describe(p.ks, p.setup.kernels[0], *p.setup.target);
+    ASSERT_GE(st.config.mapping, 0) << why;
+    ASSERT_GE(st.config.parallel, 0) << why;
+    EXPECT_EQ(st.config.vindices[size_t(st.config.parallel)].name, "n") << why;
+    EXPECT_EQ(parallelLoopOf(st), "n") << why;
+    EXPECT_GT(schedule::tripsOf(st.config, 0, size_t(st.config.parallel)), 1) << why;
+    expectMatchesReference(p.ks, p.setup.kernels[0], *p.setup.target, 1);
+  }
+  // Unpinned, the search keeps it on one thread, and the Config says so.
+  std::string free = text, block = "  schedule { parallel: n; }\n";
+  free.replace(free.find(block), block.size(), "");
+  Pinned q = schedulePinned(free, "x86_avx512");
+  ASSERT_EQ(q.ks.statements.size(), 1u);
+  EXPECT_EQ(parallelLoopOf(q.ks.statements[0]), "");
+  EXPECT_EQ(q.ks.statements[0].config.parallel, -1)
+      << "a parallel loop of one trip runs on one thread";
+}
+
+TEST(SchedulePins, PinnedParallelLoopOfScalarCode) {
+  // exp runs as scalar code, too small for the cores unpinned.
+  std::string text = "kernel k<N, M>(A: f32[N, M]) -> (B: f32[N, M]) {\n"
+                     "  B[i, j] = exp(A[i, j]);\n"
+                     "  schedule { parallel: j; }\n"
+                     "}\ninstance k1 = k<8, 5>;\n";
+  Pinned p = schedulePinned(text, "x86_avx512");
+  ASSERT_FALSE(p.setup.session->diagnostics().hasErrors()) << render(*p.setup.session);
+  ASSERT_EQ(p.ks.statements.size(), 1u);
+  EXPECT_EQ(p.ks.statements[0].config.mapping, -1);
+  EXPECT_EQ(parallelLoopOf(p.ks.statements[0]), "j");
+  expectMatchesReference(p.ks, p.setup.kernels[0], *p.setup.target, 1);
+  // One trip cannot be shared: an error at the pin.
+  std::string one = text;
+  one.replace(one.find("k<8, 5>"), 7, "k<8, 1>");
+  auto s = std::make_unique<Session>();
+  s->loadText("test.isam", one);
+  auto kernels = s->instances({});
+  auto target = s->target("x86_avx512");
+  ASSERT_TRUE(target && !kernels.empty()) << render(*s);
+  auto ks = s->schedule(kernels[0], *target, options());
+  auto d = test::withCode(*s, "E0702");
+  ASSERT_EQ(d.size(), 1u) << render(*s);
+  EXPECT_EQ(test::rangeText(*s, d[0]), "schedule { parallel: j; }");
+  EXPECT_NE(d[0].message.find("cannot run 'j' of scalar code in parallel"), std::string::npos)
+      << d[0].message;
+  EXPECT_EQ(ks.statements.size(), 1u);
 }
 
 } // namespace
