@@ -216,7 +216,7 @@ private:
   std::vector<int64_t> stageBoundingBox(const schedule::OperandPlacement &p,
                                         const ir::Tensor &tensor, const IndexRanges &ranges,
                                         StagedBuffer &staged);
-  std::vector<size_t> stageLayout(const ir::Access &access) const;
+  std::vector<size_t> stageLayout(const ir::Access &access, size_t *laneDimCount = nullptr) const;
   std::vector<WriteBackGuard> writeBackGuards(const schedule::OperandPlacement &p,
                                               const IndexRanges &ranges) const;
   Value *insideBox(const std::vector<WriteBackGuard> &guards, const std::vector<Value *> &coord,
@@ -1055,7 +1055,7 @@ std::vector<int64_t> Generator::stageBoundingBox(const schedule::OperandPlacemen
 // Row-major, except that the dimension the instruction's lanes run along goes innermost: a
 // pack is where a strided operand becomes contiguous. For lanes over fused indices, their
 // dimensions go innermost together, in order.
-std::vector<size_t> Generator::stageLayout(const ir::Access &access) const {
+std::vector<size_t> Generator::stageLayout(const ir::Access &access, size_t *laneDimCount) const {
   size_t dims = access.indices.size();
   std::vector<size_t> laneDims;
   if (laneV_ >= 0)
@@ -1077,6 +1077,8 @@ std::vector<size_t> Generator::stageLayout(const ir::Access &access) const {
     if (std::find(laneDims.begin(), laneDims.end(), d) == laneDims.end())
       layout.push_back(d);
   layout.insert(layout.end(), laneDims.begin(), laneDims.end());
+  if (laneDimCount)
+    *laneDimCount = laneDims.size();
   return layout;
 }
 
@@ -1085,7 +1087,8 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
                                      const IndexRanges &ranges, bool registers) {
   StagedBuffer staged;
   std::vector<int64_t> shape = stageBoundingBox(p, tensor, ranges, staged);
-  std::vector<size_t> order = stageLayout(p.access);
+  size_t laneDimCount = 0;
+  std::vector<size_t> order = stageLayout(p.access, &laneDimCount);
   std::vector<int64_t> block;
   // A scalar result (a dot product on the lanes) has no dimension to pad.
   if (registers && !order.empty() && padsToWholeVectors(p, staged, order.back())) {
@@ -1106,7 +1109,12 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   size_t lanes = order.empty() ? 0 : order.back(); // a scalar result has no dimension
   bool keepLanes =
       !order.empty() && laneStmt_ >= 0 && p.access.indices[lanes].coefficientOf(laneStmt_) != 0;
-  auto later = [&](size_t d) { return keepLanes && d == lanes; };
+  // Lanes over fused indices read their run with the innermost index's stride alone, so the
+  // dimensions of the run stay innermost together, in order (never blocked: packBlocks blocks
+  // only dimensions of unfused indices).
+  size_t laterCount = keepLanes ? std::max<size_t>(1, laneDimCount) : 0;
+  auto laterBegin = order.end() - std::ptrdiff_t(laterCount);
+  auto later = [&](size_t d) { return std::find(laterBegin, order.end(), d) != order.end(); };
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock)
       staged.layout.push_back({d, LayoutSlot::Part::Blocks});
@@ -1116,8 +1124,8 @@ StagedBuffer Generator::stagedBuffer(const schedule::Buffer &buf,
   for (size_t d : order)
     if (part(d) == LayoutSlot::Part::InBlock && !later(d))
       staged.layout.push_back({d, LayoutSlot::Part::InBlock});
-  if (keepLanes)
-    staged.layout.push_back({lanes, part(lanes)});
+  for (auto it = laterBegin; it != order.end(); ++it)
+    staged.layout.push_back({*it, part(*it)});
   size_t dims = p.access.indices.size();
   staged.holder.strides.assign(dims, 1);
   if (!block.empty()) {

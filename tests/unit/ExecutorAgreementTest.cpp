@@ -297,6 +297,12 @@ std::vector<Case> constructCases() {
        "  P[i, j] = L2[j % 3, I2[j]] pad -2 where j <= i;\n"
        "}\n"
        "instance gather_luts_and_guard = k<9, 6>;\n"},
+      // Found by the difftester (seed 8006): 16 lanes over the fused l*m read a copy of X0
+      // packed in blocks of j, whose run of l and m must stay contiguous.
+      {"fused_lanes_blocked_pack", "kernel k(X0: f32[2, 2, 6]) -> (Y0: f32[6, 6, 2, 2]) {\n"
+                                   "  Y0[i, j, l, m] = X0[l, m, j];\n"
+                                   "}\n"
+                                   "instance fused_lanes_blocked_pack = k;\n"},
   };
 }
 
