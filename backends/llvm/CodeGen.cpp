@@ -1750,31 +1750,8 @@ void Generator::emitScalar(State &st) {
 
 Value *Generator::guardsHold(const std::vector<Value *> &point) {
   Value *all = b_.getTrue();
-  for (const auto &g : s_->guards) {
-    Value *d = b_.CreateSub(affine(g.lhs, point), affine(g.rhs, point));
-    Value *holds = nullptr;
-    switch (g.cmp) {
-    case ir::Cmp::Lt:
-      holds = b_.CreateICmpSLT(d, c64(0));
-      break;
-    case ir::Cmp::Le:
-      holds = b_.CreateICmpSLE(d, c64(0));
-      break;
-    case ir::Cmp::Gt:
-      holds = b_.CreateICmpSGT(d, c64(0));
-      break;
-    case ir::Cmp::Ge:
-      holds = b_.CreateICmpSGE(d, c64(0));
-      break;
-    case ir::Cmp::Eq:
-      holds = b_.CreateICmpEQ(d, c64(0));
-      break;
-    case ir::Cmp::Ne:
-      holds = b_.CreateICmpNE(d, c64(0));
-      break;
-    }
-    all = b_.CreateAnd(all, holds);
-  }
+  for (const auto &g : s_->guards)
+    all = b_.CreateAnd(all, v_.compare(g.cmp, affine(g.lhs, point), affine(g.rhs, point)));
   return all;
 }
 

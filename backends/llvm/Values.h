@@ -58,6 +58,8 @@ public:
   // as one fused multiply-add where the target has one.
   llvm::Value *combine(ir::ReduceOp op, llvm::Value *acc, llvm::Value *value);
   llvm::Value *fma(llvm::Value *a, llvm::Value *b, llvm::Value *acc);
+  // `a c b` as C compares (signed integers; ordered floats except `!=`): an i1 or i1 vector.
+  llvm::Value *compare(ir::Cmp c, llvm::Value *a, llvm::Value *b);
 
 private:
   llvm::Value *fromStorage(llvm::Value *v, ir::ElemType t);
@@ -68,7 +70,6 @@ private:
   // A C library function of one argument (NAME for double, NAMEf for float), lane by lane: for
   // a function with no LLVM intrinsic (erf).
   llvm::Value *libraryCall(const char *name, llvm::Value *x);
-  llvm::Value *compare(ir::Cmp c, llvm::Value *a, llvm::Value *b);
   llvm::Value *integerDiv(llvm::Value *n, llvm::Value *d, ir::ElemType t, unsigned lanes);
   // An integer value as a double, and a double converted to integer type t (saturating).
   llvm::Value *toReal(llvm::Value *v);
