@@ -70,12 +70,19 @@ HoverInfo::InInstance inInstance(Analysis &a, const index::Symbol &s, const inde
     out.flops = ir->flopCount();
   } else if (focus.kernel && focus.statement) {
     // An index: its range in this statement of the instance.
-    if (std::optional<size_t> st = irStatementOf(focus, *ir))
-      for (const auto &i : ir->statements[*st].indices)
+    if (std::optional<size_t> st = irStatementOf(focus, *ir)) {
+      std::string solved; // the indices of strided writes (ir/StridedWrites.h)
+      for (const auto &i : ir->statements[*st].indices) {
         if (i.name == s.name) {
           out.value = i.name + " in 0.." + std::to_string(i.extent);
           out.reduction = i.reduction;
         }
+        if (i.name.back() == '\'')
+          solved += (solved.empty() ? "" : ", ") + i.name + " in 0.." + std::to_string(i.extent);
+      }
+      if (out.value.empty() && !solved.empty())
+        out.value = "solved away by the strided write, which runs over " + solved;
+    }
     if (out.value.empty())
       out.missing = "range not inferred";
   }

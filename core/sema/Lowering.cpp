@@ -1,6 +1,7 @@
 #include "sema/Lowering.h"
 
 #include "ir/Canonicalize.h"
+#include "ir/StridedWrites.h"
 
 #include <algorithm>
 #include <climits>
@@ -209,6 +210,12 @@ public:
       return std::nullopt;
     }
     ir::Statement stmt = buildStatement(lhs, std::move(lhsIndices), std::move(rhs), target);
+    if (!stridedVars_.empty())
+      if (auto error = ir::solveStridedWrites(stmt, ctx_.tensors)) {
+        diags_.error("E0307", lhs.args[error->dim]->range, error->message);
+        ok = false;
+        return std::nullopt;
+      }
     if (implicitLocal)
       shapeImplicitLocal();
     ctx_.written[lhsTensor_] = true;
@@ -228,23 +235,29 @@ private:
   }
 
   // Write indices: distinct index variables, one per dimension, each alone or shifted by a
-  // constant (`O[n, c + C1]`, a concatenation) in a declared tensor.
+  // constant (`O[n, c + C1]`, a concatenation); in a declared tensor a dimension may also be
+  // strided (`O[2 * i + r]`), which ir/StridedWrites.h solves once the ranges are known.
   void lowerWriteIndices(const ast::Expr &lhs, const ir::Tensor &target) {
     bool shiftable = !ctx_.instruction && !ctx_.shapeUnknown[lhsTensor_];
     for (const auto &dim : lhs.args) {
       const ast::Expr *name = writtenIndexName(*dim);
-      if (!name || ctx_.sizes.names.count(name->name.name) || ctx_.find(name->name.name) >= 0 ||
-          (name != dim.get() && !shiftable)) {
+      if (!name && shiftable) {
+        writeVars_.push_back(-1); // strided: its indices are read below
+        continue;
+      }
+      if (name && (ctx_.sizes.names.count(name->name.name) || ctx_.find(name->name.name) >= 0)) {
         diags_.error("E0307", dim->range,
-                     name && name != dim.get()
-                         ? std::string("only a declared tensor's write can be shifted; ") +
-                               (ctx_.instruction ? "an instruction's operands are written "
-                                                   "by index variables alone"
-                                                 : "declare the local with `local` to shift "
-                                                   "its write")
-                         : "each dimension of the written tensor must be indexed by an index "
-                           "variable, alone or plus a constant (`c + C1`); write through a local "
-                           "tensor to stride");
+                     "each dimension of the written tensor must be indexed by an index variable");
+        failed_ = true;
+        continue;
+      }
+      if (!name || (name != dim.get() && !shiftable)) {
+        diags_.error("E0307", dim->range,
+                     std::string("only a declared tensor's write can be shifted or strided; ") +
+                         (ctx_.instruction ? "an instruction's operands are written by index "
+                                             "variables alone"
+                                           : "declare the local with `local` to shift or "
+                                             "stride its write"));
         failed_ = true;
         continue;
       }
@@ -262,15 +275,44 @@ private:
     checkRank(lhs, target);
     if (failed_)
       return;
-    for (const auto &dim : lhs.args) {
-      ir::Affine a = affine(*dim);
+    for (size_t d = 0; d < lhs.args.size(); ++d) {
+      const ast::Expr &dim = *lhs.args[d];
+      ir::Affine a = affine(dim);
+      if (writeVars_[d] < 0)
+        stridedIndices(dim, a);
       // `c + C1` must be one index plus a constant: no size may multiply the index.
-      if (!a.quasi.empty() || a.terms.size() != 1 || a.terms[0].second != 1) {
-        diags_.error("E0307", dim->range,
+      else if (!a.quasi.empty() || a.terms.size() != 1 || a.terms[0].second != 1) {
+        diags_.error("E0307", dim.range,
                      "a written index is an index variable plus a constant; this one is not");
         failed_ = true;
       }
       lhsIndices_.push_back(std::move(a));
+    }
+  }
+
+  // A strided dimension: a sum of indices with positive coefficients (plus a constant), none of
+  // which indexes another written dimension.
+  void stridedIndices(const ast::Expr &dim, const ir::Affine &a) {
+    std::map<int, int64_t> terms;
+    for (auto [v, coef] : a.terms)
+      terms[v] += coef;
+    auto error = [&](const std::string &message) {
+      diags_.error("E0307", dim.range, message);
+      failed_ = true;
+    };
+    if (!a.quasi.empty())
+      return error("a written index cannot divide an index or take its remainder; write over "
+                   "the larger index and read through the quotient (`O[i] = X[i / 2]`)");
+    if (terms.empty())
+      return error("each dimension of the written tensor must be indexed by an index variable");
+    for (auto [v, coef] : terms) {
+      if (coef <= 0 && ctx_.sizes.bound()) // unbound, a size multiplies as 0
+        return error("a strided write's indices have positive coefficients; to write in "
+                     "reverse, read in reverse (`O[i] = X[N - 1 - i]`)");
+      if (vars_[v].onLeft)
+        return error("index '" + vars_[v].name + "' indexes two dimensions of the written tensor");
+      vars_[v].onLeft = true;
+      stridedVars_.push_back(v);
     }
   }
 
@@ -455,11 +497,16 @@ private:
   }
 
   // The statement over its index variables: write indices first (in the order of the written
-  // access), then reductions, each shifted to start at 0.
+  // access), then a strided dimension's indices (ir/StridedWrites.h solves them), then
+  // reductions, each shifted to start at 0.
   ir::Statement buildStatement(const ast::Expr &lhs, std::vector<ir::Affine> lhsIndices,
                                ir::Expr rhs, const ir::Tensor &target) {
     ir::Statement stmt;
-    std::vector<int> order = writeVars_;
+    std::vector<int> order;
+    for (int var : writeVars_)
+      if (var >= 0)
+        order.push_back(var);
+    order.insert(order.end(), stridedVars_.begin(), stridedVars_.end());
     for (size_t i = 0; i < vars_.size(); ++i)
       if (!vars_[i].onLeft)
         order.push_back(int(i));
@@ -499,7 +546,7 @@ private:
       normalise(g.rhs);
     }
     stmt.guards = std::move(guards_);
-    stmt.lhs = {lhsTensor_, std::move(lhsIndices), std::nullopt};
+    stmt.lhs = {lhsTensor_, std::move(lhsIndices), std::nullopt, {}};
     stmt.reduce = s_.op == ast::AssignOp::Sum    ? ir::ReduceOp::Sum
                   : s_.op == ast::AssignOp::Prod ? ir::ReduceOp::Prod
                   : s_.op == ast::AssignOp::Max  ? ir::ReduceOp::Max
@@ -1492,7 +1539,8 @@ private:
   std::vector<std::pair<int, SourceRange>> reads_;
   std::vector<ir::Affine> lhsIndices_;
   std::vector<ir::Guard> guards_; // in vars_ numbering until buildStatement
-  std::vector<int> writeVars_;    // the write index of each written dimension
+  std::vector<int> writeVars_;    // the write index of each written dimension, -1 if strided
+  std::vector<int> stridedVars_;  // the indices of strided dimensions
   bool inGuard_ = false;
   std::vector<std::tuple<const ast::Expr *, int, std::vector<ir::Affine>>> readAccesses_;
 };

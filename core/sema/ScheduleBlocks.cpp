@@ -25,17 +25,19 @@ std::string joined(const std::vector<std::string> &names) {
 
 // The indices of one statement, found as statement lowering finds them (Lowering.cpp): every
 // name inside an index expression that is neither a size parameter nor a tensor. Those of the
-// written access are the write indices; the others are reduced.
+// written access are the write indices; the others are reduced. The indices of a strided written
+// dimension (`O[2 * i + r]`) are neither: lowering solves them away (ir/StridedWrites.h).
 struct StatementIndices {
   std::vector<std::string> names; // the write indices in order, then the others by first use
   std::set<std::string> all;      // the same, to look up
   std::set<std::string> reductions;
+  std::set<std::string> strided;
 
   bool has(const std::string &name) const { return all.count(name) > 0; }
   std::vector<std::string> writeIndices() const {
     std::vector<std::string> out;
     for (const auto &n : names)
-      if (!reductions.count(n))
+      if (!reductions.count(n) && !strided.count(n))
         out.push_back(n);
     return out;
   }
@@ -66,6 +68,8 @@ public:
           writtenIndex(*d, written);
     for (const auto &w : written)
       add(w);
+    for (const auto &n : out_.strided)
+      written.push_back(n);
     if (s.lhs)
       for (const auto &d : s.lhs->args)
         if (d)
@@ -86,14 +90,27 @@ private:
     if (out_.all.insert(name).second)
       out_.names.push_back(name);
   }
-  // The index of a written dimension: `c`, also in a shifted `c + C1`.
-  void writtenIndex(const ast::Expr &e, std::vector<std::string> &out) const {
+  // The index of a written dimension: `c`, also in a shifted `c + C1`; those of a strided one
+  // (any other form) go to out_.strided.
+  void writtenIndex(const ast::Expr &e, std::vector<std::string> &out) {
+    std::vector<std::string> names;
+    namesIn(e, names);
+    bool shifted = (e.kind == Kind::Add || e.kind == Kind::Sub) && names.size() == 1 &&
+                   std::any_of(e.args.begin(), e.args.end(), [&](const auto &a) {
+                     return a && a->kind == Kind::Name && a->name.name == names[0];
+                   });
+    if (e.kind == Kind::Name || shifted)
+      out.insert(out.end(), names.begin(), names.end());
+    else
+      out_.strided.insert(names.begin(), names.end());
+  }
+  void namesIn(const ast::Expr &e, std::vector<std::string> &out) const {
     if (e.kind == Kind::Name && !notIndices_.count(e.name.name))
       out.push_back(e.name.name);
-    if (e.kind == Kind::Add || e.kind == Kind::Sub)
+    if (e.kind != Kind::Access && e.kind != Kind::Call)
       for (const auto &a : e.args)
         if (a)
-          writtenIndex(*a, out);
+          namesIn(*a, out);
   }
   void index(const ast::Expr &e) {
     if (e.kind == Kind::Name) {
@@ -228,6 +245,14 @@ private:
 
   // E0705 unless `name` is an index of the statement (null: not known, accepted).
   bool isIndex(const ast::Ident &name, const StatementIndices *indices) {
+    if (indices && indices->strided.count(name.name)) {
+      unfit(name.range, "'" + name.name +
+                            "' indexes a strided dimension of the written tensor, so the "
+                            "statement runs over that dimension instead (`isamap dump-ir` shows "
+                            "its solved form) and a pin cannot name '" +
+                            name.name + "'");
+      return false;
+    }
     if (!indices || indices->has(name.name))
       return true;
     std::string closest = closestMatch(name.name, indices->names);

@@ -8,14 +8,16 @@ namespace isam::difftest {
 
 const std::vector<std::string> &Features::names() {
   static const std::vector<std::string> n = {
-      "self-read",       "partial-writes",   "int-overflow", "multi-offset",   "diagonal",
-      "implicit-chains", "implicit-scalars", "guards",       "shifted-writes", "gathers"};
+      "self-read",      "partial-writes",  "int-overflow",     "multi-offset",
+      "diagonal",       "implicit-chains", "implicit-scalars", "guards",
+      "shifted-writes", "gathers",         "strided-writes"};
   return n;
 }
 
 bool Features::set(const std::string &name, bool on) {
-  bool *flags[] = {&selfRead,       &partialWrites,   &intOverflow, &multiOffset,   &diagonal,
-                   &implicitChains, &implicitScalars, &guards,      &shiftedWrites, &gathers};
+  bool *flags[] = {&selfRead,      &partialWrites,  &intOverflow,     &multiOffset,
+                   &diagonal,      &implicitChains, &implicitScalars, &guards,
+                   &shiftedWrites, &gathers,        &stridedWrites};
   for (size_t i = 0; i < names().size(); ++i)
     if (names()[i] == name) {
       *flags[i] = on;
@@ -25,8 +27,9 @@ bool Features::set(const std::string &name, bool on) {
 }
 
 std::string Features::flags() const {
-  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,   diagonal,
-                        implicitChains, implicitScalars, guards,      shiftedWrites, gathers};
+  const bool flags[] = {selfRead,      partialWrites,  intOverflow,     multiOffset,
+                        diagonal,      implicitChains, implicitScalars, guards,
+                        shiftedWrites, gathers,        stridedWrites};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -37,8 +40,9 @@ std::string Features::flags() const {
 }
 
 std::string Features::describe() const {
-  const bool flags[] = {selfRead,       partialWrites,   intOverflow, multiOffset,   diagonal,
-                        implicitChains, implicitScalars, guards,      shiftedWrites, gathers};
+  const bool flags[] = {selfRead,      partialWrites,  intOverflow,     multiOffset,
+                        diagonal,      implicitChains, implicitScalars, guards,
+                        shiftedWrites, gathers,        stridedWrites};
   std::string out;
   for (size_t i = 0; i < names().size(); ++i)
     if (!flags[i])
@@ -226,8 +230,46 @@ private:
 
   // ---- statements --------------------------------------------------------------------------
 
+  // A strided write in dimension `dim` of a new tensor, its index over `extent` values:
+  // `stride * index + t`, t over `taps` values (more than the stride: overlapping, reduced),
+  // and sometimes elements past the last reached. Returns the dimension's size.
+  int64_t stridedWrite(size_t dim, int64_t extent) {
+    int64_t stride = 2 + int64_t(rng_.below(2));
+    Idx tap{"t", 0, int64_t(rng_.below(uint64_t(stride + 2))), false};
+    strided_ = Strided{dim, stride, tap, 0};
+    if (strided_->taps() <= stride && rng_.chance(30)) // gaps only where windows do not overlap
+      strided_->extra = 1 + int64_t(rng_.below(2));
+    trait("strided-write");
+    if (strided_->taps() > stride)
+      trait("strided-overlap");
+    return stride * (extent - 1) + strided_->taps() + strided_->extra;
+  }
+
+  // An assignment writes each element once, so overlapping taps sum instead; a maximum or
+  // minimum would leave an element it never reaches at an infinity, so with gaps it sums too.
+  Op stridedOp(Op op) const {
+    if (op == Op::Assign && strided_->taps() > strided_->stride)
+      return Op::Sum;
+    if ((op == Op::Max || op == Op::Min) && strided_->gaps())
+      return Op::Sum;
+    return op;
+  }
+
+  // The strided write made plain (`O[j]` over part of the dimension), its tap reduced: for a
+  // sum that must become a maximum, which would leave the gaps at -inf.
+  void unstride(Statement &st) {
+    st.lhsStrides[strided_->dim] = 1;
+    st.lhsTaps[strided_->dim].clear();
+    for (auto &i : idx_)
+      if (i.name == strided_->tap.name)
+        i.reduction = true;
+    strided_.reset();
+    trait("strided-unstrided");
+  }
+
   void statement(bool last) {
     idx_.clear();
+    strided_.reset();
     readThisStmt_.clear();
     Statement st;
     // The written tensor.
@@ -275,7 +317,9 @@ private:
           e = std::max<int64_t>(1, e / 2);
         Idx i{kWriteNames[size_t(d)], 0, e - 1, false};
         int64_t extent = e;
-        if (kind != NewImplicit && f_.partialWrites && rng_.chance(10)) {
+        if (kind != NewImplicit && f_.stridedWrites && !strided_ && rng_.chance(6)) {
+          extent = stridedWrite(size_t(d), e);
+        } else if (kind != NewImplicit && f_.partialWrites && rng_.chance(10)) {
           extent = e + 1 + rng_.below(3); // the tensor is larger than the range written
           partial(i, extent, true);
         } else if (kind == NewImplicit && f_.partialWrites && rng_.chance(8)) {
@@ -313,6 +357,14 @@ private:
       st.lhsShifts.push_back(i.shift);
     }
     st.op = Op(rng_.weighted({33, 33, 13, 13, 8}));
+    if (strided_) {
+      st.lhsStrides.assign(idx_.size(), 1);
+      st.lhsTaps.assign(idx_.size(), "");
+      st.lhsStrides[strided_->dim] = strided_->stride;
+      st.lhsTaps[strided_->dim] = strided_->tap.name;
+      idx_.push_back(strided_->tap);
+      st.op = stridedOp(st.op);
+    }
     op_ = st.op;
     if (st.op != Op::Assign) {
       int reductions = int(rng_.weighted({15, 60, 25}));
@@ -370,6 +422,8 @@ private:
     for (const auto &i : idx_)
       if (i.reduction)
         reduced *= i.hi - i.lo + 1;
+    if (strided_) // points that overlap on one element
+      reduced *= (strided_->taps() + strided_->stride - 1) / strided_->stride;
     auto result = [&](Op op) {
       Iv r = value;
       if (op == Op::Sum)
@@ -389,6 +443,8 @@ private:
     Iv res = result(st.op);
     if ((st.op == Op::Sum || st.op == Op::Prod) &&
         (isInt(type) ? !f_.intOverflow && !fits(type, res) : mag(res) > kFloatSumLimit)) {
+      if (strided_ && strided_->gaps())
+        unstride(st); // see stridedOp
       st.op = Op::Max;
       res = result(st.op);
     }
@@ -404,6 +460,8 @@ private:
       if (st.op == Op::Assign && !accumulates)
         res = hull(res, Iv{0, 0}); // the points a guard skips leave 0
     }
+    if (strided_ && st.op == Op::Assign && strided_->gaps())
+      res = hull(res, Iv{0, 0}); // the elements between strides stay 0
     info_[lhs].bounds = info_[lhs].written ? hull(res, prior) : res;
     info_[lhs].written = true;
     k_.statements.push_back(std::move(st));
@@ -483,7 +541,9 @@ private:
     };
     if (!newImplicit_)
       for (size_t d = 0; d < st.lhsIndices.size(); ++d)
-        note(IndexExpr{{{st.lhsIndices[d], 1}}, st.lhsShifts[d]}, shape[d]);
+        note(IndexExpr{{{st.lhsIndices[d], st.lhsStrides.empty() ? 1 : st.lhsStrides[d]}},
+                       st.lhsShifts[d]},
+             shape[d]);
     forEachRead(st.rhs, [&](const Expr &r) {
       const Tensor *t = k_.find(r.tensor);
       if ((t->role == Role::Implicit && r.tensor == lhs_ && newImplicit_) || r.pad)
@@ -1015,7 +1075,9 @@ private:
         if (rng_.chance(50))
           shape[d] = std::max<int64_t>(1, shape[d] - int64_t(rng_.below(3)));
       }
-      if (f_.gathers && rng_.chance(35))
+      // A strided write's indices are recovered where a gathered index could not be read
+      // (E0307), so a statement with one gathers nothing.
+      if (f_.gathers && !strided_ && rng_.chance(35))
         gather(r, must);
       static const std::vector<double> values = {0, 1, -2, 0.5};
       pad = rng_.pick(values);
@@ -1141,6 +1203,15 @@ private:
   int counters_[4] = {0, 0, 0, 0};
   ElemType mainType_ = ElemType::F32;
   std::vector<Idx> idx_;
+  struct Strided {
+    size_t dim = 0;
+    int64_t stride = 2;
+    Idx tap;
+    int64_t extra = 0; // elements past the last one written
+    int64_t taps() const { return tap.hi - tap.lo + 1; }
+    bool gaps() const { return taps() < stride || extra > 0; }
+  };
+  std::optional<Strided> strided_; // the current statement's strided write
   std::map<std::string, std::vector<IndexExpr>> readThisStmt_;
   std::string lhs_;
   bool newImplicit_ = false;

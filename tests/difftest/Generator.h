@@ -6,10 +6,10 @@
 // What a kernel can hold: 1 to 4 statements writing outputs, explicit (`local`) and implicit
 // locals, scalars; 0 to 5 dimensions; reads with plain, shifted (`h + 1`, `h - 2`), strided
 // (`2 * h + r`), summed (`h + r`) and constant indices, and padded reads (`X[h - 2] pad 0.5` of
-// inputs cut short of what their indices reach); `=`, `+=`, `max=` and `min=` with 0 to 2
-// reduction indices; `where` ranges (some starting above 0); the element-wise functions and
-// conversions; all six element types; sizes from 1 through primes up to 37, and in a tenth of
-// the kernels some extents up to 257 (past cache tiles, into parallel loops).
+// inputs cut short of what their indices reach); shifted and strided writes; `=`, `+=`, `max=` and
+// `min=` with 0 to 2 reduction indices; `where` ranges (some starting above 0); the element-wise
+// functions and conversions; all six element types; sizes from 1 through primes up to 37, and in a
+// tenth of the kernels some extents up to 257 (past cache tiles, into parallel loops).
 //
 // Values stay where every executor's arithmetic is well conditioned, so a difference beyond
 // interp::tolerance is a bug and not rounding: inputs are the interpreter's (floats in [-1, 1),
@@ -43,12 +43,14 @@ struct Features {
   bool guards = true;          // conditions on a statement's indices (`where j <= i`)
   bool shiftedWrites = true;   // a write shifted by a constant (`O[i + 2]`), with partial writes
   bool gathers = true;         // a padded read with a gathered index (`T[G0[i], j] pad 0`)
+  bool stridedWrites = true;   // a strided write (`O[2 * i + t]`), overlapping in reductions
   int maxStatements = 4;
   int maxRank = 5;
   int64_t maxPoints = 4096; // iteration points per statement (64 times more in large kernels)
 
   // Names, for flags and reports: self-read, partial-writes, int-overflow, multi-offset,
-  // diagonal, implicit-chains, implicit-scalars, guards, shifted-writes, gathers.
+  // diagonal, implicit-chains, implicit-scalars, guards, shifted-writes, gathers,
+  // strided-writes.
   static const std::vector<std::string> &names();
   // Sets the named switch; false for an unknown name.
   bool set(const std::string &name, bool on);
@@ -60,7 +62,8 @@ struct Generated {
   Kernel kernel;
   // What the kernel exercises, for coverage: "op:+=", "fn:exp", "type:i8", "rank:5",
   // "stride", "shift", "negative-shift", "index-sum", "const-index", "where", "where-lo", "guard",
-  // "guard-remainder", "shifted-write", "gather", "large",
+  // "guard-remainder", "shifted-write", "strided-write", "strided-overlap", "strided-unstrided",
+  // "gather", "large",
   // "local", "implicit", "scalar", "cast", "prime", "size-1", "statements:4", and the
   // feature names above when used.
   std::set<std::string> traits;

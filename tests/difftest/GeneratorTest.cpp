@@ -82,22 +82,67 @@ TEST(DifftestGenerator, CoversEveryFeature) {
   for (uint64_t seed = 1; seed <= kCoverage; ++seed)
     for (const auto &t : generate(seed).traits)
       ++seen[t];
-  std::vector<std::string> wanted = {
-      "op:=",         "op:+=",        "op:max=",        "op:min=",        "op:*=",
-      "type:f16",     "type:bf16",    "type:f32",       "type:f64",       "type:i8",
-      "type:i32",     "rank:0",       "rank:1",         "rank:2",         "rank:3",
-      "rank:4",       "rank:5",       "statements:1",   "statements:2",   "statements:3",
-      "statements:4", "local",        "implicit",       "scalar",         "rewrite",
-      "cast",         "div",          "stride",         "shift",          "negative-shift",
-      "index-sum",    "const-index",  "where",          "where-lo",       "where-redundant",
-      "prime",        "size-1",       "self-read",      "partial-writes", "multi-offset",
-      "diagonal",     "int-overflow", "select",         "compare",        "logic",
-      "index-value",  "pad",          "index-quotient", "index-remainder"};
+  std::vector<std::string> wanted = {"op:=",
+                                     "op:+=",
+                                     "op:max=",
+                                     "op:min=",
+                                     "op:*=",
+                                     "type:f16",
+                                     "type:bf16",
+                                     "type:f32",
+                                     "type:f64",
+                                     "type:i8",
+                                     "type:i32",
+                                     "rank:0",
+                                     "rank:1",
+                                     "rank:2",
+                                     "rank:3",
+                                     "rank:4",
+                                     "rank:5",
+                                     "statements:1",
+                                     "statements:2",
+                                     "statements:3",
+                                     "statements:4",
+                                     "local",
+                                     "implicit",
+                                     "scalar",
+                                     "rewrite",
+                                     "cast",
+                                     "div",
+                                     "stride",
+                                     "shift",
+                                     "negative-shift",
+                                     "index-sum",
+                                     "const-index",
+                                     "where",
+                                     "where-lo",
+                                     "where-redundant",
+                                     "prime",
+                                     "size-1",
+                                     "self-read",
+                                     "partial-writes",
+                                     "multi-offset",
+                                     "diagonal",
+                                     "int-overflow",
+                                     "select",
+                                     "compare",
+                                     "logic",
+                                     "index-value",
+                                     "pad",
+                                     "index-quotient",
+                                     "index-remainder",
+                                     "shifted-write",
+                                     "strided-write",
+                                     "strided-overlap",
+                                     "gather",
+                                     "guard"};
   for (const auto &fn : {"exp", "tanh", "sigmoid", "relu", "max", "min", "sqrt", "log", "abs",
                          "rsqrt", "erf", "pow", "sin", "cos", "exp2", "log2", "floor", "round"})
     wanted.push_back(std::string("fn:") + fn);
   for (const auto &w : wanted)
     EXPECT_GT(seen[w], 0) << w << " never appears in " << kCoverage << " kernels";
+  // Strided writes come with their own index and shape: often enough to matter.
+  EXPECT_GE(seen["strided-write"], 50) << "strided writes in " << kCoverage << " kernels";
 }
 
 TEST(DifftestGenerator, HonoursItsSwitches) {

@@ -174,6 +174,12 @@ std::string printExpr(const Expr &e) {
 
 std::string printStatement(const Statement &s) {
   std::vector<std::string> written = s.lhsIndices;
+  for (size_t d = 0; d < written.size() && d < s.lhsStrides.size(); ++d)
+    if (s.lhsStrides[d] != 1)
+      written[d] = std::to_string(s.lhsStrides[d]) + " * " + written[d];
+  for (size_t d = 0; d < written.size() && d < s.lhsTaps.size(); ++d)
+    if (!s.lhsTaps[d].empty())
+      written[d] += " + " + s.lhsTaps[d];
   for (size_t d = 0; d < written.size() && d < s.lhsShifts.size(); ++d)
     if (s.lhsShifts[d] != 0)
       written[d] += (s.lhsShifts[d] < 0 ? " - " : " + ") + std::to_string(std::abs(s.lhsShifts[d]));

@@ -94,6 +94,10 @@ struct Statement {
   std::string lhs;
   std::vector<std::string> lhsIndices;
   std::vector<int64_t> lhsShifts; // per written dimension: written at index + shift (or empty)
+  // Per written dimension (or empty): a strided write `stride * index + tap + shift`, a
+  // transposed convolution's scatter; stride 1 and no tap is a plain write.
+  std::vector<int64_t> lhsStrides;
+  std::vector<std::string> lhsTaps;
   Op op = Op::Assign;
   Expr rhs;
   std::vector<Range> where;

@@ -53,6 +53,9 @@ bool mentions(const Statement &s, const std::string &index) {
   for (const auto &n : s.lhsIndices)
     if (n == index)
       return true;
+  for (const auto &n : s.lhsTaps)
+    if (n == index)
+      return true;
   bool found = false;
   forEachIndexExpr(s.rhs, [&](const IndexExpr &ix) {
     for (const auto &t : ix.terms)
@@ -121,21 +124,27 @@ std::vector<Kernel> candidates(const Kernel &k) {
     c.statements.erase(c.statements.begin() + long(s));
     out.push_back(std::move(c));
   }
-  // Expressions: a node replaced by one of its operands, or by a constant.
+  // Expressions: a node replaced by one of its operands, or by one of theirs (a selection by
+  // a value its condition compares), or by a constant.
   for (size_t s = 0; s < k.statements.size(); ++s) {
     size_t nodes = countNodes(k.statements[s].rhs);
     for (size_t n = 0; n < nodes; ++n) {
       Kernel base = k;
       size_t at = n;
       Expr *node = nodeAt(base.statements[s].rhs, at);
-      for (size_t a = 0; a < node->args.size(); ++a) {
+      auto replace = [&](size_t a, std::optional<size_t> b) {
         Kernel c = k;
         size_t at2 = n;
         Expr *target = nodeAt(c.statements[s].rhs, at2);
-        Expr child = target->args[a];
+        Expr child = b ? target->args[a].args[*b] : target->args[a];
         *target = std::move(child);
         out.push_back(std::move(c));
-      }
+      };
+      for (size_t a = 0; a < node->args.size(); ++a)
+        replace(a, std::nullopt);
+      for (size_t a = 0; a < node->args.size(); ++a)
+        for (size_t b = 0; b < node->args[a].args.size(); ++b)
+          replace(a, b);
       if (node->kind != Expr::Kind::Const) {
         Kernel c = k;
         size_t at2 = n;
@@ -181,6 +190,13 @@ std::vector<Kernel> candidates(const Kernel &k) {
           s.lhsIndices.erase(s.lhsIndices.begin() + long(d));
         if (s.lhs == name && d < s.lhsShifts.size())
           s.lhsShifts.erase(s.lhsShifts.begin() + long(d));
+        if (s.lhs == name && d < s.lhsStrides.size())
+          s.lhsStrides.erase(s.lhsStrides.begin() + long(d));
+        if (s.lhs == name && d < s.lhsTaps.size()) {
+          if (!s.lhsTaps[d].empty())
+            dropped.insert(s.lhsTaps[d]);
+          s.lhsTaps.erase(s.lhsTaps.begin() + long(d));
+        }
         forEachRead(s.rhs, [&](Expr &r) {
           if (r.tensor == name && d < r.indices.size())
             renameIndex(r, d, dropped);

@@ -250,10 +250,11 @@ std::vector<Case> cases() {
        "'N' is a size parameter, not a tensor"},
       {"E0307_ShiftedImplicitLocal", "E0307",
        text("kernel k<N>(A: f32[N]) -> (B: f32[N]) { T[i + 1] = A[i]; B[i] = A[i]; }\n"), "i + 1",
-       "declare the local with `local` to shift its write"},
-      {"E0307_SumOfIndicesWritten", "E0307",
-       text("kernel k<N>(A: f32[N]) -> (B: f32[2 * N]) { B[i + j] = A[i] * A[j]; }\n"), "i + j",
-       "alone or plus a constant"},
+       "declare the local with `local` to shift or stride its write"},
+      {"E0307_AssignmentWritesAnElementTwice", "E0307",
+       text("kernel k<N>(A: f32[N]) -> (B: f32[2 * N]) { B[i + j] = A[i] * A[j]; }\n"
+            "instance k3 = k<3>;\n"),
+       "i + j", "i = 0, j = 1 and i = 1, j = 0 both write element 1"},
       {"E0307_IndexTwice", "E0307",
        text("kernel k<N>(A: f32[N, N]) -> (B: f32[N, N]) { B[i, i] = A[i, i]; }\n"), "i",
        "index 'i' indexes two dimensions of the written tensor"},
@@ -834,12 +835,14 @@ TEST(DiagnosticRecovery, LimitsStopParsingWithOneError) {
 
 // ---- one problem, one message (semantic stages) -------------------------------------------------
 
-TEST(DiagnosticRecovery, StridedWriteGivesOnlyE0307) {
-  auto s = test::analyse("kernel k<N>(A: f32[N]) -> (B: f32[2 * N]) { B[2 * i] = A[i]; }\n");
+TEST(DiagnosticRecovery, AStridedAssignmentWritingAnElementTwiceGivesOnlyE0307) {
+  auto s =
+      test::analyse("kernel k<N>(A: f32[N, 3]) -> (B: f32[2 * N + 1]) { B[2 * i + j] = A[i, j]; }\n"
+                    "instance k5 = k<5>;\n");
   auto d = test::withCode(*s, "E0307");
   ASSERT_EQ(d.size(), 1u) << render(*s);
-  EXPECT_EQ(test::rangeText(*s, d[0]), "2 * i");
-  EXPECT_TRUE(contains(d[0].message, "alone or plus a constant")) << d[0].message;
+  EXPECT_EQ(test::rangeText(*s, d[0]), "2 * i + j");
+  EXPECT_TRUE(contains(d[0].message, "both write element 2")) << d[0].message;
   EXPECT_EQ(errorCodes(*s), std::vector<std::string>{"E0307"});
 }
 

@@ -297,6 +297,28 @@ std::vector<Case> constructCases() {
        "  P[i, j] = L2[j % 3, I2[j]] pad -2 where j <= i;\n"
        "}\n"
        "instance gather_luts_and_guard = k<9, 6>;\n"},
+      // Strided writes: a 2-D transposed convolution (overlapping taps, so a reduction), an
+      // interleave and a zero-inserting upsample (assignments, each element written once),
+      // digits of a mixed radix, and a full 1-D convolution written as `O[i + j]`.
+      {"strided_transposed_conv", "kernel k<C, F, H, W>(I: f32[C, H, W], K: f32[C, F, 3, 3]) ->\n"
+                                  "    (O: f32[F, 2 * H + 2, 2 * W + 2]) {\n"
+                                  "  O[f, 2 * h + r, 2 * w + s] += I[c, h, w] * K[c, f, r, s];\n"
+                                  "}\n"
+                                  "instance strided_transposed_conv = k<3, 5, 7, 11>;\n"},
+      {"strided_assignments",
+       "kernel k<N>(A: f32[N, 3], X: i32[N, 2, 2]) -> (O: f32[4 * N + 1], P: f32[2 * N + 3],\n"
+       "    Q: i32[4 * N + 3]) {\n"
+       "  O[4 * i + r + 1] = A[i, r] * 3;\n"
+       "  P[2 * i] = A[i, 1] where i in 1..N;\n"
+       "  Q[4 * i + 2 * j + l] = X[i, j, l] + i;\n"
+       "}\n"
+       "instance strided_assignments = k<13>;\n"},
+      {"strided_full_convolution",
+       "kernel k<N, M>(A: f64[N], B: f64[M]) -> (O: f64[N + M - 1], P: f64[N + 2 * M]) {\n"
+       "  O[i + j] += A[i] * B[j];\n"
+       "  P[i + 2 * j] max= A[i] - B[j];\n"
+       "}\n"
+       "instance strided_full_convolution = k<17, 6>;\n"},
       // Found by the difftester (seed 8006): 16 lanes over the fused l*m read a copy of X0
       // packed in blocks of j, whose run of l and m must stay contiguous.
       {"fused_lanes_blocked_pack", "kernel k(X0: f32[2, 2, 6]) -> (Y0: f32[6, 6, 2, 2]) {\n"

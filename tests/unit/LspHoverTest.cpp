@@ -186,3 +186,28 @@ instance g = gemm<16, 16, 16>;
   EXPECT_EQ(parallel->definition, "parallel: i;");
   EXPECT_NE(markdown(*parallel).find("non-reduction index"), std::string::npos);
 }
+
+TEST(LspHoverStrided, AnIndexSolvedAwayByAStridedWriteSaysWhatRunsInstead) {
+  Annotations t(
+      R"isam(kernel tconv<N>(I: f32[N, 2], W: f32[3]) -> (O: f32[2 * N + 1], P: f32[2 * N]) {
+  O[2 * $i[[i]] + $r[[r]]] += I[i, 0] * W[r];
+  P[2 * i + $t[[t]]] = I[i, t];
+}
+instance t5 = tconv<5>;
+)isam");
+  auto a = test::analyseDocument(t.code());
+  {
+    auto lock = a->lock();
+    ASSERT_EQ(a->checkDiagnostics().size(), 0u) << a->checkDiagnostics().front().message;
+  }
+  HoverInfo i = hoverAt(*a, t, "i");
+  ASSERT_TRUE(i.inInstance);
+  EXPECT_EQ(i.inInstance->value, "solved away by the strided write, which runs over i' in 0..11");
+  HoverInfo r = hoverAt(*a, t, "r"); // overlapping taps: r stays, summed over
+  ASSERT_TRUE(r.inInstance);
+  EXPECT_EQ(r.inInstance->value, "r in 0..3");
+  EXPECT_TRUE(r.inInstance->reduction);
+  HoverInfo u = hoverAt(*a, t, "t"); // P's digits: both recovered from i'
+  ASSERT_TRUE(u.inInstance);
+  EXPECT_EQ(u.inInstance->value, "solved away by the strided write, which runs over i' in 0..10");
+}
