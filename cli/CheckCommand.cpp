@@ -37,7 +37,7 @@ Action registerCheck(CLI::App &app) {
   auto *cmd =
       app.add_subcommand("check", "Check files for errors (syntax, names, shapes, hardware)");
   cmd->add_option("files", opts->files, "The .isam files to check")->required();
-  addCommonOptions(*cmd, opts->common);
+  addCommonOptions(*cmd, opts->common, true);
   cmd->add_flag("--verify-diagnostics", opts->verify,
                 "Check the diagnostics against the files' `// expected-error {{...}}` comments "
                 "instead of printing them (exit 0 when they match)");

@@ -17,6 +17,7 @@ Action registerMap(CLI::App &app);
 Action registerRenderWorker(CLI::App &app);
 Action registerRun(CLI::App &app);
 Action registerSchedule(CLI::App &app);
+Action registerTargets(CLI::App &app);
 Action registerTune(CLI::App &app);
 Action registerViz(CLI::App &app);
 

@@ -1,4 +1,5 @@
 #include "Common.h"
+#include "DiagnosticFormats.h"
 #include "backends/llvm/Calibrate.h"
 #include "pipeline/Pipeline.h"
 
@@ -8,12 +9,19 @@
 
 namespace isam::cli {
 
-void addCommonOptions(CLI::App &cmd, CommonOptions &opts) {
+void addCommonOptions(CLI::App &cmd, CommonOptions &opts, bool ciFormats) {
   cmd.add_option("-I,--include", opts.includeDirs, "Directory searched for imports")
       ->check(CLI::ExistingDirectory);
-  cmd.add_option("--format", opts.format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}}));
+  std::map<std::string, Format> formats = {{"text", Format::Text}, {"json", Format::Json}};
+  if (ciFormats) {
+    formats["sarif"] = Format::Sarif;
+    formats["github"] = Format::Github;
+  }
+  cmd.add_option("--format", opts.format,
+                 ciFormats ? "Output format: text (the default), json, sarif (SARIF 2.1.0, for "
+                             "code-scanning views) or github (workflow annotations)"
+                           : "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(formats));
 }
 
 void addReciprocalMathOption(CLI::App &cmd, CommonOptions &opts) {
@@ -199,6 +207,15 @@ nlohmann::json rangeJson(const SourceManager &sm, SourceRange r) {
 } // namespace
 
 void printDiagnostics(const std::vector<Session *> &sessions, Format format) {
+  if (format == Format::Sarif) {
+    std::cout << sarifLog(sessions).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+    return;
+  }
+  if (format == Format::Github) {
+    printGithubAnnotations(sessions, std::cout);
+    return;
+  }
   nlohmann::json out = nlohmann::json::array();
   for (Session *session : sessions) {
     const SourceManager &sm = session->sources();

@@ -18,7 +18,8 @@ class Pipeline;
 
 namespace isam::cli {
 
-enum class Format { Text, Json };
+// Sarif and Github are diagnostics-only forms (`check`; DiagnosticFormats.h).
+enum class Format { Text, Json, Sarif, Github };
 
 struct CommonOptions {
   std::vector<std::string> includeDirs;
@@ -51,7 +52,8 @@ struct SearchOptions {
   std::string tuningDb; // --db (addTuningDbOption)
 };
 
-void addCommonOptions(CLI::App &cmd, CommonOptions &opts);
+// ciFormats: --format also takes sarif and github (diagnostics only: `check`).
+void addCommonOptions(CLI::App &cmd, CommonOptions &opts, bool ciFormats = false);
 void addSearchOptions(CLI::App &cmd, SearchOptions &opts);
 // --reciprocal-math, for the commands that work on a kernel's IR (dump-ir, map, schedule,
 // compile, run).

@@ -27,7 +27,9 @@ Action registerSchedule(CLI::App &app) {
   auto opts = std::make_shared<Options>();
   auto *cmd = app.add_subcommand("schedule", "Choose and print a schedule for every statement");
   cmd->add_option("file", opts->file, "The .isam file")->required();
-  cmd->add_option("-t,--target", opts->target, "Target name (e.g. x86_avx512)")->required();
+  cmd->add_option("-t,--target", opts->target,
+                  "Target: a name (isamap targets lists them) or a description file")
+      ->required();
   addSearchOptions(*cmd, opts->searchOptions);
   addTuningDbOption(*cmd, opts->searchOptions.tuningDb);
   cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");

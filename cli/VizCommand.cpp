@@ -10,6 +10,8 @@
 #include "viz/Render.h"
 #include "viz/Viz.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,9 +24,47 @@
 
 namespace isam::cli {
 
+namespace {
+
+// The format `--format` names, else the output's extension's (svg for `-` and others); empty
+// when both are given and disagree.
+std::string formatName(const std::string &flag, const std::string &output) {
+  std::string ext = std::filesystem::path(output).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  std::string implied = ext == ".dot" || ext == ".gv" ? "dot"
+                        : ext == ".png"               ? "png"
+                        : ext == ".svg"               ? "svg"
+                                                      : "";
+  if (flag.empty())
+    return implied.empty() ? "svg" : implied;
+  return implied.empty() || implied == flag ? flag : "";
+}
+
+// The picture to `output` (`-`: stdout); 0, or 1 with the reason on stderr.
+int writeOutput(const std::string &output, const std::string &data) {
+  if (output == "-") {
+    std::cout.write(data.data(), std::streamsize(data.size()));
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "isamap: error: cannot write to stdout\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::string error;
+  if (!writeFileAtomically(output, data, error)) {
+    std::cerr << "isamap: error: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
 Action registerViz(CLI::App &app) {
   struct Options {
-    std::string file, what, target, output, format = "svg", search = "beam";
+    std::string file, what, target, output, format, search = "beam";
     std::vector<std::string> includeDirs;
     SelectorOptions selector;
     size_t statement = 0;
@@ -48,7 +88,9 @@ Action registerViz(CLI::App &app) {
                       "Statement index (mapping: default 0; schedule: default every statement)");
   cmd->add_option("--mapping", opts->mapping, "Which mapping to draw, best first (default 1)")
       ->check(CLI::Range(size_t(1), size_t(1000000)));
-  cmd->add_option("--format", opts->format, "Output format: dot, svg or png (default svg)")
+  cmd->add_option("--format", opts->format,
+                  "Output format: dot, svg or png (default: from OUT's extension, .dot or .gv, "
+                  ".svg, .png; else svg)")
       ->check(CLI::IsMember({"dot", "svg", "png"}));
   cmd->add_option("-o,--output", opts->output, "Output file, or - for stdout")->required();
   cmd->add_option("--max-nodes", opts->maxNodes,
@@ -66,6 +108,12 @@ Action registerViz(CLI::App &app) {
   cmd->add_option("--seed", opts->seed, "Seed of the schedule search");
   addSelectorOptions(*cmd, opts->selector);
   return [opts, statement]() {
+    std::string name = formatName(opts->format, opts->output);
+    if (name.empty()) {
+      std::cerr << "isamap viz: --format=" << opts->format << " but " << opts->output
+                << " names another format; drop --format or rename the output\n";
+      return 2;
+    }
     SessionOptions so;
     so.searchPath = opts->includeDirs;
     so.hostMeter = backend::measureFmaGflops;
@@ -93,9 +141,9 @@ Action registerViz(CLI::App &app) {
       printDiagnostics(session, Format::Text);
       return selectionFailure(session);
     }
-    viz::Format format = opts->format == "dot"   ? viz::Format::Dot
-                         : opts->format == "png" ? viz::Format::Png
-                                                 : viz::Format::Svg;
+    viz::Format format = name == "dot"   ? viz::Format::Dot
+                         : name == "png" ? viz::Format::Png
+                                         : viz::Format::Svg;
     viz::Rendered out = viz::render(*dot, format);
     if (!session.diagnostics().all().empty())
       printDiagnostics(session, Format::Text); // warnings
@@ -103,21 +151,7 @@ Action registerViz(CLI::App &app) {
       std::cerr << "isamap: error: Graphviz failed: " << out.error << "\n";
       return 1;
     }
-    if (opts->output == "-") {
-      std::cout.write(out.data.data(), std::streamsize(out.data.size()));
-      std::cout.flush();
-      if (!std::cout) {
-        std::cerr << "isamap: error: cannot write to stdout\n";
-        return 1;
-      }
-      return 0;
-    }
-    std::string error;
-    if (!writeFileAtomically(opts->output, out.data, error)) {
-      std::cerr << "isamap: error: " << error << "\n";
-      return 1;
-    }
-    return 0;
+    return writeOutput(opts->output, out.data);
   };
 }
 

@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
   add(isam::cli::registerRenderWorker);
   add(isam::cli::registerSchedule);
   add(isam::cli::registerRun);
+  add(isam::cli::registerTargets);
   add(isam::cli::registerTune);
   add(isam::cli::registerViz);
   for (auto &[cmd, _] : commands)

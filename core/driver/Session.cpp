@@ -325,6 +325,41 @@ std::vector<ir::Kernel> Session::instances(const InstanceSelector &sel) {
   return out;
 }
 
+std::optional<hw::Target> Session::targetInFile(const std::string &path, SourceRange use) {
+  std::string key = canonical(path);
+  if (!loaded_.count(key)) {
+    auto text = readFile(path);
+    if (!text) {
+      diags_.error("E0603", use, "cannot read the target description '" + path + "'");
+      return std::nullopt;
+    }
+    if (auto why = imports::whyNotIsam(*text)) {
+      diags_.error("E0605", use, "'" + path + "' is not an isam file: " + *why);
+      return std::nullopt;
+    }
+    FileId id = addAndParse(path, std::move(*text));
+    std::vector<std::string> stack{key};
+    loadImports(id, stack);
+    symbols_.reset();
+  }
+  std::vector<std::string> declared;
+  for (const auto &file : files_)
+    if (file->id == loaded_.at(key))
+      for (const auto &t : file->targets)
+        declared.push_back(t.name.name);
+  if (declared.size() == 1)
+    return target(declared[0], use);
+  std::string list;
+  for (const auto &n : declared)
+    list += (list.empty() ? "'" : ", '") + n + "'";
+  diags_.error("E0202", use,
+               "'" + path + "' declares " +
+                   (declared.empty() ? std::string("no target")
+                                     : "several targets (" + list +
+                                           "): name one, with -I and the file's directory"));
+  return std::nullopt;
+}
+
 void Session::loadShipped(const std::string &name) {
   if (symbols().targets.count(name) || symbols().systems.count(name) || files_.empty())
     return;
@@ -371,6 +406,8 @@ bool Session::isSystem(const std::string &name) {
 std::optional<hw::Target> Session::target(const std::string &name, SourceRange use) {
   if (auto it = targets_.find(name); it != targets_.end())
     return it->second;
+  if (name.find('/') != std::string::npos || name.ends_with(".isam"))
+    return targets_[name] = targetInFile(name, use);
   if (name == "host") {
     // The machine we run on (`host` is a keyword: no file can declare a target of that name).
     hw::HostCpu cpu = hw::detectHost();

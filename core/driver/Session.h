@@ -92,7 +92,8 @@ public:
   // options ask for it, and staged padded reads. instances() applies them; a front end that
   // lowers an instance itself (the language server) calls this to see what the commands see.
   void rewriteInstance(ir::Kernel &kernel) const;
-  // A target by name: declared in a loaded file, or else hwdesc/NAME.isam from the search path.
+  // A target by name: declared in a loaded file, or else hwdesc/NAME.isam from the search path;
+  // or by the path of a description (a name with a '/' or ending in .isam) declaring one.
   std::optional<hw::Target> target(const std::string &name, SourceRange use = {});
   std::vector<hw::Target> allTargets();
   std::optional<hw::System> system(const std::string &name);
@@ -122,6 +123,8 @@ public:
 private:
   // Loads hwdesc/NAME.isam from the search path when nothing loaded declares NAME.
   void loadShipped(const std::string &name);
+  // The one target the description at `path` declares (loaded if it is not yet).
+  std::optional<hw::Target> targetInFile(const std::string &path, SourceRange use);
   // The descriptions on the search path and in the shipped hwdesc/, by file stem.
   std::vector<std::string> shippedNames() const;
   FileId addAndParse(const std::string &path, std::string text);

@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 using namespace isam;
 namespace fs = std::filesystem;
@@ -72,4 +75,140 @@ TEST(CheckCli, HelpAndVersion) {
     EXPECT_NE(h.out.find("Usage"), std::string::npos) << cmd;
     EXPECT_EQ(test::run(kIsamap + cmd + " --version").exitCode, 0) << cmd;
   }
+}
+
+// ---- CI formats: SARIF 2.1.0 and GitHub workflow annotations --------------------------------
+
+namespace {
+// Three errors: an unknown function (a suggestion in the message only: the fix would change
+// the meaning), an unknown tensor, and a misspelt schedule item with a fix-it.
+const char *kFixable = "kernel k<N>(A: f32[N]) -> (B: f32[N], C: f32[N]) {\n"
+                       "  B[i] = rlu(A[i]);\n"
+                       "  schedule { paralel: i; }\n"
+                       "  C[i] = A[i] + D[i];\n"
+                       "}\n";
+} // namespace
+
+TEST(CheckCli, SarifLogHasOneRunRulesResultsLocationsAndFixes) {
+  std::string path = tempFile("fixable.isam", kFixable);
+  auto r = test::run(kIsamap + " check --format=sarif " + path);
+  EXPECT_EQ(r.exitCode, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], "2.1.0");
+  EXPECT_EQ(j["$schema"], "https://json.schemastore.org/sarif-2.1.0.json");
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const auto &run = j["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "isamap");
+  const auto &rules = run["tool"]["driver"]["rules"];
+  const auto &results = run["results"];
+  ASSERT_EQ(results.size(), 3u) << r.out;
+  std::set<std::string> ids;
+  for (const auto &rule : rules) {
+    ids.insert(rule["id"].get<std::string>());
+    EXPECT_FALSE(rule["shortDescription"]["text"].get<std::string>().empty()) << rule;
+  }
+  for (const auto &res : results) {
+    SCOPED_TRACE(res.dump());
+    std::string id = res["ruleId"];
+    EXPECT_TRUE(ids.count(id));
+    EXPECT_EQ(rules[res["ruleIndex"].get<size_t>()]["id"], id);
+    EXPECT_EQ(res["level"], "error");
+    EXPECT_FALSE(res["message"]["text"].get<std::string>().empty());
+    const auto &loc = res["locations"][0]["physicalLocation"];
+    EXPECT_EQ(loc["artifactLocation"]["uri"], "file://" + path);
+    EXPECT_GE(loc["region"]["startLine"].get<int>(), 2); // 1-based lines
+  }
+  // `rlu`: line 2, columns 10..13 (1-based, end exclusive), no fix.
+  const auto &first = results[0];
+  EXPECT_EQ(
+      first["locations"][0]["physicalLocation"]["region"],
+      nlohmann::json({{"startLine", 2}, {"startColumn", 10}, {"endLine", 2}, {"endColumn", 13}}));
+  EXPECT_FALSE(first.contains("fixes")) << first;
+  // The schedule item's fix-it replaces `paralel` (line 3, columns 14..21) by `parallel`.
+  const auto &item = results[2];
+  ASSERT_TRUE(item.contains("fixes")) << item;
+  const auto &replacement = item["fixes"][0]["artifactChanges"][0]["replacements"][0];
+  EXPECT_EQ(replacement["insertedContent"]["text"], "parallel");
+  EXPECT_EQ(
+      replacement["deletedRegion"],
+      nlohmann::json({{"startLine", 3}, {"startColumn", 14}, {"endLine", 3}, {"endColumn", 21}}));
+}
+
+TEST(CheckCli, SarifOfACleanFileHasAnEmptyRun) {
+  auto r = test::run(kIsamap + " check --format=sarif " + tempFile("good.isam", kGood));
+  EXPECT_EQ(r.exitCode, 0);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["results"], nlohmann::json::array());
+}
+
+TEST(CheckCli, GithubAnnotationsOneLineEach) {
+  std::string path = tempFile("fixable.isam", kFixable);
+  auto r = test::run(kIsamap + " check --format=github " + path);
+  EXPECT_EQ(r.exitCode, 1);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> all;
+  while (std::getline(lines, line))
+    all.push_back(line);
+  ASSERT_EQ(all.size(), 3u) << r.out;
+  EXPECT_EQ(
+      all[0].rfind("::error file=" + path + ",line=2,col=10,endLine=2,endColumn=13,title=", 0), 0u)
+      << all[0];
+  EXPECT_NE(all[0].find("::unknown function 'rlu'"), std::string::npos) << all[0];
+}
+
+TEST(CheckCli, CiFormatsAreForCheckOnly) {
+  auto r = test::run(kIsamap + " dump-ir --format=sarif " + tempFile("good.isam", kGood));
+  EXPECT_EQ(r.exitCode, 2) << r.out;
+}
+
+// ---- isamap targets ------------------------------------------------------------------------
+
+TEST(TargetsCli, ListsHostTheShippedAndTheIncludedDescriptions) {
+  fs::path dir = fs::path(test::tempFile("targets", "myacc.isam",
+                                         "target myacc { memory M { size 1 MiB; }\n"
+                                         "  registers R : M { count 4; width 64 B; } }\n"))
+                     .parent_path();
+  auto r = test::run(kIsamap + " targets --format=json -I " + dir.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> byName;
+  for (const auto &t : j)
+    byName[t["name"].get<std::string>()] = t;
+  ASSERT_TRUE(byName.count("host")) << r.out;
+  EXPECT_EQ(j[0]["name"], "host");
+  EXPECT_GT(byName["host"]["peakGflops"].get<double>(), 0);
+  for (const char *shipped : {"x86_avx2", "x86_avx512", "arm_neon", "riscv_rvv", "systolic16"})
+    EXPECT_TRUE(byName.count(shipped)) << shipped << " in " << r.out;
+  EXPECT_EQ(byName["systolic16"]["triple"], "");
+  ASSERT_TRUE(byName.count("myacc")) << r.out;
+  EXPECT_EQ(byName["myacc"]["file"], (dir / "myacc.isam").string());
+  EXPECT_EQ(byName["myacc"]["memories"][0]["bytes"], 1 << 20);
+
+  auto text = test::run(kIsamap + " targets");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("systolic16  ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("runs on: simulator"), std::string::npos) << text.out;
+}
+
+TEST(TargetsCli, TargetTakesADescriptionsPath) {
+  std::string hw = test::sourceDir() + "/hwdesc/x86_avx2.isam";
+  auto r = test::run(kIsamap + " schedule " + test::samplePath("gemm.isam") +
+                     " --instance gemm_small --target " + hw);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("schedule of gemm_small on x86_avx2"), std::string::npos) << r.out;
+
+  std::string two = test::tempFile("targets", "two.isam",
+                                   "target a { memory M { size 1 MiB; } }\n"
+                                   "target b { memory M { size 1 MiB; } }\n");
+  auto bad = test::run(kIsamap + " schedule " + test::samplePath("gemm.isam") +
+                       " --instance gemm_small --target " + two);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("declares several targets ('a', 'b')"), std::string::npos) << bad.err;
+  auto missing = test::run(kIsamap + " schedule " + test::samplePath("gemm.isam") +
+                           " --instance gemm_small --target /nonexistent/acc.isam");
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("cannot read the target description '/nonexistent/acc.isam'"),
+            std::string::npos)
+      << missing.err;
 }

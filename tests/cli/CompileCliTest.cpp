@@ -740,3 +740,57 @@ TEST(CompileCli, HeaderAndObjectAgreeWhenNamesClash) {
     EXPECT_EQ(c.exitCode, 0) << "BUG: the header does not compile:\n" << c.err;
   }
 }
+
+// ---- object, header and depfile in one run (what isamap_add_kernels runs) ---------------------
+
+TEST(CompileCli, ObjectHeaderAndDepfileInOneRun) {
+  TempDir dir("depfile");
+  std::ofstream(dir / "layers.isam") << "kernel act<N>(X: f32[N]) -> (Y: f32[N]) {\n"
+                                        "  Y[i] = relu(X[i]);\n"
+                                        "}\n";
+  std::ofstream(dir / "my kernels.isam") << "import \"layers.isam\";\n"
+                                            "instance a9 = act<9>;\n";
+  auto r = compile(sh(dir / "my kernels.isam") + " --target x86_avx2 -o " + sh(dir / "k.o") +
+                   " --header " + sh(dir / "k.h") + " --depfile " + sh(dir / "k.d"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "k.o and " + (dir / "k.h").string())) << r.out;
+  EXPECT_TRUE(has(test::readFile((dir / "k.h").string()), "void a9(const float *X, float *Y);"));
+  EXPECT_GT(fs::file_size(dir / "k.o"), 0u);
+  // Make syntax: both outputs, then every file read, spaces escaped.
+  std::string d = test::readFile((dir / "k.d").string());
+  std::string escaped = (dir / "my kernels.isam").string();
+  escaped.insert(escaped.rfind(' '), "\\");
+  EXPECT_EQ(d.rfind((dir / "k.o").string() + " " + (dir / "k.h").string() + ":", 0), 0u) << d;
+  EXPECT_TRUE(has(d, escaped)) << d;
+  EXPECT_TRUE(has(d, (dir / "layers.isam").string())) << d;
+  EXPECT_TRUE(has(d, "x86_avx2.isam")) << d;
+}
+
+TEST(CompileCli, HeaderForAnAcceleratorIsAUsageErrorAndWritesNothing) {
+  TempDir dir("accel-header");
+  auto r = compile(test::samplePath("gemm.isam") + " --instance gemm_small --target systolic16 " +
+                   "-o " + sh(dir / "g.s") + " --header " + sh(dir / "g.h"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "no C header")) << r.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{});
+}
+
+TEST(CompileCli, AnUnwritableDepfileLeavesNoObjectOrHeader) {
+  TempDir dir("depfile-missing-dir");
+  auto r = compile(kGemmSmall + " -o " + sh(dir / "g.o") + " --header " + sh(dir / "g.h") +
+                   " --depfile " + sh(dir / "no/such/g.d"));
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_TRUE(has(r.err, "cannot write the depfile")) << r.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{}) << "a build must not see a stale pair";
+}
+
+TEST(CompileCli, DashIsStdoutAndTheReportGoesToStderr) {
+  TempDir dir("stdout");
+  auto r = test::run("cd " + sh(dir.path()) + " && " + kIsamap + " compile " + kGemmSmall +
+                     " --emit=header -o -");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "void gemm_small(const float *A, const float *B, float *C);")) << r.out;
+  EXPECT_FALSE(has(r.out, "wrote")) << r.out;
+  EXPECT_TRUE(has(r.err, "wrote /dev/stdout")) << r.err;
+  EXPECT_EQ(dir.list(), std::vector<std::string>{}) << "no file named '-'";
+}

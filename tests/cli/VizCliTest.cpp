@@ -270,3 +270,26 @@ TEST_F(VizCli, MappingPastTheLastAndBadDefinesAreErrors) {
   }
   EXPECT_FALSE(fs::exists(out));
 }
+
+TEST_F(VizCli, TheFormatFollowsTheOutputsExtension) {
+  std::string k = samplePath("gemm.isam") + " --instance gemm_small --what=kernel -o ";
+  for (const char *name : {"k.png", "k.PNG", "k.dot", "k.gv", "k.svg", "k.out"}) {
+    SCOPED_TRACE(name);
+    auto r = viz(k + path(name));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::string data = test::readFile(path(name));
+    std::string ext = fs::path(name).extension().string();
+    if (ext == ".png" || ext == ".PNG")
+      EXPECT_TRUE(isPng(data));
+    else if (ext == ".dot" || ext == ".gv")
+      EXPECT_EQ(data.rfind("digraph", 0), 0u) << data.substr(0, 40);
+    else
+      EXPECT_NE(data.find("<svg"), std::string::npos) << data.substr(0, 80);
+  }
+  // An explicit --format that the extension contradicts is a usage error, found first.
+  auto r = viz(k + path("k.png") + " --format=svg");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--format=svg but"), std::string::npos) << r.err;
+  auto same = viz(k + path("k2.svg") + " --format=svg");
+  EXPECT_EQ(same.exitCode, 0) << same.err;
+}
