@@ -40,17 +40,9 @@ nlohmann::json location(const SourceManager &sm, SourceRange r) {
            {{"artifactLocation", {{"uri", uriOf(sm.path(r.file))}}}, {"region", region(sm, r)}}}};
 }
 
+// SARIF's levels are error, warning and note (and none).
 const char *sarifLevel(Severity s) {
-  switch (s) {
-  case Severity::Error:
-    return "error";
-  case Severity::Warning:
-    return "warning";
-  case Severity::Info:
-  case Severity::Note:
-    return "note";
-  }
-  return "none";
+  return s == Severity::Info ? "note" : severityName(s);
 }
 
 nlohmann::json result(const Diagnostic &d, const SourceManager &sm, size_t ruleIndex) {
