@@ -17,11 +17,18 @@ void addCommonOptions(CLI::App &cmd, CommonOptions &opts, bool ciFormats) {
     formats["sarif"] = Format::Sarif;
     formats["github"] = Format::Github;
   }
-  cmd.add_option("--format", opts.format,
-                 ciFormats ? "Output format: text (the default), json, sarif (SARIF 2.1.0, for "
-                             "code-scanning views) or github (workflow annotations)"
-                           : "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(formats));
+  std::vector<std::string> names;
+  for (const auto &[name, format] : formats)
+    names.push_back(name);
+  // The choices by name in the help and in errors: CLI11's enum transformer shows its
+  // internals there (`ENUM:value in {json->1,text->0} OR {1,0}`).
+  cmd.add_option_function<std::string>(
+         "--format", [&opts, formats](const std::string &v) { opts.format = formats.at(v); },
+         ciFormats ? "Output format: text (the default), json, sarif (SARIF 2.1.0, for "
+                     "code-scanning views) or github (workflow annotations)"
+                   : "Output format: text (the default) or json")
+      ->check(CLI::IsMember(names).description(""))
+      ->type_name(ciFormats ? "text|json|sarif|github" : "text|json");
 }
 
 void addReciprocalMathOption(CLI::App &cmd, CommonOptions &opts) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -68,12 +69,21 @@ TEST(CheckCli, UsageErrorsExitTwo) {
 TEST(CheckCli, HelpAndVersion) {
   auto v = test::run(kIsamap + " --version");
   EXPECT_EQ(v.exitCode, 0);
-  EXPECT_NE(v.out.find("isamap 0."), std::string::npos);
-  for (const char *cmd : {"", " check", " dump-ir"}) {
+  // The release, the source revision (a hash, or "unknown" outside a git checkout) and LLVM's.
+  EXPECT_TRUE(std::regex_search(
+      v.out,
+      std::regex(R"(^isamap 0\.\d+\.\d+ \(revision ([0-9a-f]{7,}(-dirty)?|unknown), LLVM 16\.)")))
+      << v.out;
+  for (const char *cmd : {"", " check", " dump-ir", " compile", " run", " schedule", " targets"}) {
     auto h = test::run(kIsamap + cmd + " --help");
     EXPECT_EQ(h.exitCode, 0) << cmd;
     EXPECT_NE(h.out.find("Usage"), std::string::npos) << cmd;
-    EXPECT_EQ(test::run(kIsamap + cmd + " --version").exitCode, 0) << cmd;
+    // The choices by name, not CLI11's enum internals (`ENUM:value in {json->1,text->0}`).
+    EXPECT_EQ(h.out.find("->"), std::string::npos) << cmd << "\n" << h.out;
+    EXPECT_EQ(h.out.find("ENUM"), std::string::npos) << cmd << "\n" << h.out;
+    auto version = test::run(kIsamap + cmd + " --version");
+    EXPECT_EQ(version.exitCode, 0) << cmd;
+    EXPECT_EQ(version.out, v.out) << cmd;
   }
 }
 
