@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "Revision.h" // generated: ISAMAP_REVISION
 
+#include <cstdio>
 #include <iostream>
 #include <malloc.h>
 #include <new>
@@ -51,6 +52,10 @@ int main(int argc, char **argv) {
   }
   for (auto &[cmd, action] : commands)
     if (cmd->parsed()) {
+      // A result a line as it is known, also through a pipe (CI logs, `| tee`), where stdio
+      // would buffer blocks; the servers' streams stay block-buffered.
+      if (cmd->get_name() != "lsp" && cmd->get_name() != "render-worker")
+        std::setvbuf(stdout, nullptr, _IOLBF, 0);
       // Commands check what they are about to allocate (cli/Memory.h); this is the last resort
       // for what they could not foresee, so that no size aborts the process.
       try {
