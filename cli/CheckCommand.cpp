@@ -31,13 +31,23 @@ Action registerCheck(CLI::App &app) {
   struct Options {
     std::vector<std::string> files;
     CommonOptions common;
+    SearchOptions search;
     bool verify = false;
+    std::string target;
+    bool requireInstructions = false;
   };
   auto opts = std::make_shared<Options>();
   auto *cmd =
       app.add_subcommand("check", "Check files for errors (syntax, names, shapes, hardware)");
   cmd->add_option("files", opts->files, "The .isam files to check")->required();
   addCommonOptions(*cmd, opts->common, true);
+  auto *target = cmd->add_option("-t,--target", opts->target,
+                                 "Also schedule every instance for this target (see "
+                                 "--require-instructions)");
+  cmd->add_flag("--require-instructions", opts->requireInstructions,
+                "Fail (E0706) where a statement of an instance would run as scalar code on "
+                "--target instead of on one of its instructions")
+      ->needs(target);
   cmd->add_flag("--verify-diagnostics", opts->verify,
                 "Check the diagnostics against the files' `// expected-error {{...}}` comments "
                 "instead of printing them (exit 0 when they match)");
@@ -49,6 +59,9 @@ Action registerCheck(CLI::App &app) {
       bool loaded = session->loadFile(file);
       if (loaded)
         session->checkAll();
+      if (loaded && opts->requireInstructions && !session->diagnostics().hasErrors())
+        if (auto target = session->target(opts->target)) // else the session says why
+          session->requireInstructions(*target, scheduleOptions(opts->search, 1));
       if (opts->verify) {
         errors = !verified(*session, loaded) || errors;
         continue;

@@ -62,6 +62,7 @@ const std::vector<DiagnosticCode> &diagnosticCodes() {
       {"E0703", "no schedule satisfies the pins"},
       {"E0704", "malformed schedule block"},
       {"E0705", "schedule pin does not fit the statement"},
+      {"E0706", "statement runs as scalar code where instructions are required"},
       {"W0706", "exhaustive schedule search stopped by its budget"},
       {"E0901", "internal error: the compute IR breaks an invariant"},
       {"E0902", "internal error: a mapping breaks an invariant"},

@@ -398,6 +398,37 @@ std::optional<std::string> Session::importedPath(const ast::ImportDecl &import) 
   return it->second;
 }
 
+void Session::requireInstructions(const hw::Target &target,
+                                  const schedule::ScheduleOptions &options) {
+  constexpr size_t kMaxNotes = 6;
+  for (const ir::Kernel &k : instances({})) {
+    auto maps = mappings(k, target);
+    auto ks = schedule(k, target, options, {}, &maps);
+    for (size_t i = 0; i < ks.statements.size() && i < k.statements.size() && i < maps.size();
+         ++i) {
+      if (ks.statements[i].config.mapping >= 0 || k.statements[i].staged)
+        continue;
+      Diagnostic &d =
+          diags_.error("E0706", k.statements[i].range,
+                       "s" + std::to_string(i) + " of " + k.name + " runs as scalar code on " +
+                           target.name + ", which --require-instructions forbids");
+      const auto &m = maps[i];
+      size_t shown = 0;
+      for (const auto &c : m.candidates)
+        if (shown++ < kMaxNotes)
+          d.note(m.range, target.instructions[size_t(c.instruction)].name +
+                              (c.partial ? " runs part of it: " + c.partialNote
+                                         : " maps it, but the schedule found scalar code faster"));
+      for (const auto &r : m.rejected)
+        if (shown++ < kMaxNotes)
+          d.note(m.range, target.instructions[size_t(r.instruction)].name + ": " + r.reason);
+      if (shown > kMaxNotes)
+        d.note(m.range, "and " + std::to_string(shown - kMaxNotes) +
+                            " more (isamap map lists every instruction's reason)");
+    }
+  }
+}
+
 bool Session::isSystem(const std::string &name) {
   loadShipped(name);
   return symbols().systems.count(name) > 0;

@@ -114,6 +114,10 @@ public:
                                     const schedule::ScheduleOptions &options = {},
                                     const mapping::MapOptions &mapOptions = {},
                                     const std::vector<mapping::StatementMappings> *known = nullptr);
+  // The gate of `check --require-instructions`: schedules every instance on `target` and
+  // reports E0706 at each statement its schedule runs as scalar code, with what each
+  // instruction lacks. isamap's own staged copies (ir/Padding.h) are data movement, exempt.
+  void requireInstructions(const hw::Target &target, const schedule::ScheduleOptions &options);
   // Whether NAME names a system (declared, imported, or shipped as hwdesc/NAME.isam).
   bool isSystem(const std::string &name);
   // The file an import of a loaded file resolved to (whether or not it could then be read);

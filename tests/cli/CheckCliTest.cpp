@@ -222,3 +222,29 @@ TEST(TargetsCli, TargetTakesADescriptionsPath) {
             std::string::npos)
       << missing.err;
 }
+
+// ---- check --require-instructions: a CI gate on what runs as scalar code -------------------
+
+TEST(CheckCli, RequireInstructionsFailsWhereAStatementRunsAsScalarCode) {
+  const std::string kernels = "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> "
+                              "(C: f32[M, N]) {\n"
+                              "  C[m, n] += A[m, k] * B[k, n];\n"
+                              "}\n"
+                              "kernel expo<N>(X: f32[N]) -> (Y: f32[N]) {\n"
+                              "  Y[i] = floor(X[i]);\n"
+                              "}\n"
+                              "instance g = gemm<64, 64, 64>;\n";
+  std::string mapped = tempFile("mapped.isam", kernels);
+  auto ok = test::run(kIsamap + " check --target x86_avx512 --require-instructions " + mapped);
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  std::string scalar = tempFile("scalar.isam", kernels + "instance f = expo<37>;\n");
+  auto r = test::run(kIsamap + " check --target x86_avx512 --require-instructions " +
+                     "--format=github " + scalar);
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("::error file=" + scalar + ",line=5,col=3,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("title=E0706::s0 of f runs as scalar code on x86_avx512"), std::string::npos)
+      << r.out;
+  // Without the flag the same file is clean; the flag needs a target.
+  EXPECT_EQ(test::run(kIsamap + " check " + scalar).exitCode, 0);
+  EXPECT_EQ(test::run(kIsamap + " check --require-instructions " + scalar).exitCode, 2);
+}

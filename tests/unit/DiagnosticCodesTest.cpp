@@ -496,6 +496,25 @@ std::vector<Case> cases() {
        "schedule { parallel: i; }", "this one has none"},
       {"E0705_ParallelOverAReduction", "E0705", text(pinnedGemm("parallel: k;")), "k",
        "'k' is a reduction index, which cannot run in parallel; pin one of m, n"},
+      {"E0706_ScalarCodeWhereInstructionsAreRequired", "E0706",
+       [] {
+         // The target has only an FMA: the GEMM runs on it, the exponential on nothing.
+         auto s = test::analyse(
+             "target t { memory M { size 1 GiB; } registers R : M { count 8; width 4 B; }\n"
+             "  move ld(d: out f32[1] in R, s: f32[1] in M) { d[i] = s[i]; }\n"
+             "  move st(d: out f32[1] in M, s: f32[1] in R) { d[i] = s[i]; }\n"
+             "  instr fma(acc: inout f32[1] in R, a: f32[1] in R, b: f32[1] in R) { acc[i] += a[i] "
+             "* b[i]; } }\n"
+             "kernel e<N>(X: f32[N]) -> (Y: f32[N], Z: f32[N]) {\n"
+             "  Z[i] += X[i] * X[i];\n"
+             "  Y[i] = exp(X[i]);\n"
+             "}\ninstance e1 = e<8>;\n");
+         if (auto target = s->target("t"))
+           s->requireInstructions(*target, {});
+         return s;
+       },
+       "Y[i] = exp(X[i]);",
+       "s1 of e1 runs as scalar code on t, which --require-instructions forbids"},
       {"W0706_ExhaustiveSearchStoppedByItsBudget", "W0706",
        [] {
          // Ten candidate schedules of a GEMM's space of thousands.
