@@ -1,7 +1,9 @@
 // `isamap dump-ir FILE`: the compute IR of the selected instances and the hardware model of
-// every target and system the file declares or imports, as readable text.
+// every target and system the file declares or imports, as readable text or as JSON
+// ({"version": 1, "kernels", "targets", "systems"}: report/Json.h's forms).
 #include "Commands.h"
 #include "Common.h"
+#include "report/Json.h"
 
 #include <iostream>
 #include <memory>
@@ -34,6 +36,20 @@ Action registerDumpIr(CLI::App &app) {
     printDiagnostics(session, Format::Text);
     if (session.diagnostics().hasErrors())
       return 1;
+    if (opts->common.format == Format::Json) {
+      nlohmann::json out = {{"version", 1},
+                            {"kernels", nlohmann::json::array()},
+                            {"targets", nlohmann::json::array()},
+                            {"systems", nlohmann::json::array()}};
+      for (const auto &k : kernels)
+        out["kernels"].push_back(report::kernelJson(k, session.sources()));
+      for (const auto &t : targets)
+        out["targets"].push_back(report::targetJson(t));
+      for (const auto &s : systems)
+        out["systems"].push_back(s.name);
+      std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      return 0;
+    }
     for (const auto &k : kernels)
       std::cout << ir::printKernel(k) << "\n";
     for (const auto &t : targets)

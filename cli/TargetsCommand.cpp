@@ -5,6 +5,7 @@
 #include "Commands.h"
 #include "Common.h"
 #include "Memory.h"
+#include "report/Json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,10 +24,6 @@ struct Listed {
   hw::Target target;
   std::string file; // the description declaring it; "" for host
 };
-
-double peakGflops(const hw::Target &t) {
-  return t.peakFlopsPerCycle() * t.clockHz * t.cores / 1e9;
-}
 
 // The descriptions of a directory, in name order.
 std::vector<std::string> descriptions(const std::string &dir) {
@@ -73,23 +70,15 @@ std::string runsOn(const hw::Target &t) {
 }
 
 nlohmann::json toJson(const Listed &l) {
-  nlohmann::json memories = nlohmann::json::array();
-  for (const auto &m : l.target.memories)
-    memories.push_back({{"name", m.name}, {"bytes", m.sizeBytes}, {"registers", m.isRegisters}});
-  return {{"name", l.target.name},
-          {"file", l.file},
-          {"triple", l.target.triple},
-          {"cpu", l.target.cpu},
-          {"cores", l.target.cores},
-          {"clockGHz", l.target.clockHz / 1e9},
-          {"peakGflops", peakGflops(l.target)},
-          {"memories", memories}};
+  nlohmann::json j = report::targetJson(l.target);
+  j["file"] = l.file;
+  return j;
 }
 
 void printText(const Listed &l) {
   const hw::Target &t = l.target;
-  double gflops = peakGflops(t);
-  std::ostringstream peak; // 3 significant digits, no exponent
+  double gflops = report::targetJson(t)["peakGflops"]; // one definition of the peak
+  std::ostringstream peak;                             // 3 significant digits, no exponent
   if (gflops >= 100)
     peak << std::llround(gflops) << " GFLOP/s";
   else if (gflops > 0)

@@ -163,4 +163,61 @@ nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel
   return out;
 }
 
+nlohmann::json kernelJson(const ir::Kernel &k, const SourceManager &sm) {
+  nlohmann::json sizes = nlohmann::json::object();
+  for (const auto &[name, value] : k.sizes)
+    sizes[name] = value;
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto &t : k.tensors)
+    tensors.push_back({{"name", t.name},
+                       {"role", ir::tensorRoleName(t.role)},
+                       {"type", ir::elemTypeName(t.type)},
+                       {"shape", t.shape}});
+  nlohmann::json statements = nlohmann::json::array();
+  for (const auto &s : k.statements) {
+    nlohmann::json indices = nlohmann::json::array();
+    for (const auto &i : s.indices)
+      indices.push_back({{"name", i.name}, {"extent", i.extent}, {"reduction", i.reduction}});
+    nlohmann::json guards = nlohmann::json::array();
+    for (const auto &g : s.guards)
+      guards.push_back(ir::printGuard(g, s));
+    statements.push_back({{"text", ir::printStatement(s, k.tensors)},
+                          {"writes", k.tensors[size_t(s.lhs.tensor)].name},
+                          {"reduce", ir::reduceOpText(s.reduce)},
+                          {"indices", std::move(indices)},
+                          {"where", std::move(guards)},
+                          {"staged", s.staged},
+                          {"flopsPerPoint", s.flopsPerPoint()},
+                          {"computedPoints", s.computedPointCount()},
+                          {"range", rangeJson(sm, s.range)}});
+  }
+  return {{"name", k.name},
+          {"kernel", k.kernelName},
+          {"sizes", std::move(sizes)},
+          {"tensors", std::move(tensors)},
+          {"statements", std::move(statements)},
+          {"flops", k.flopCount()}};
+}
+
+nlohmann::json targetJson(const hw::Target &t) {
+  nlohmann::json memories = nlohmann::json::array();
+  for (const auto &m : t.memories)
+    memories.push_back({{"name", m.name},
+                        {"bytes", m.sizeBytes},
+                        {"registers", m.isRegisters},
+                        {"parent", m.parent >= 0 ? nlohmann::json(t.memories[size_t(m.parent)].name)
+                                                 : nlohmann::json(nullptr)}});
+  nlohmann::json instructions = nlohmann::json::array();
+  for (const auto &i : t.instructions)
+    instructions.push_back(i.name);
+  return {{"name", t.name},
+          {"triple", t.triple},
+          {"cpu", t.cpu},
+          {"cores", t.cores},
+          {"clockGHz", t.clockHz / 1e9},
+          {"peakGflops", t.peakFlopsPerCycle() * t.clockHz * t.cores / 1e9},
+          {"memories", std::move(memories)},
+          {"instructions", std::move(instructions)}};
+}
+
 } // namespace isam::report

@@ -34,4 +34,12 @@ nlohmann::json mappingsJson(const mapping::StatementMappings &m, const ir::Kerne
 nlohmann::json scheduleJson(const schedule::KernelSchedule &ks, const ir::Kernel &k,
                             const hw::Target &target);
 
+// An instance's compute IR: its sizes, tensors (name, role, element type, shape) and
+// statements (as `dump-ir` prints each, the written tensor, the reduction, the indices with
+// their extents, the conditions, and the operations per computed point and in all), and the
+// instance's FLOP count.
+nlohmann::json kernelJson(const ir::Kernel &k, const SourceManager &sm);
+// A hardware model: what runs it, cores, clock, peak, memories and instructions by name.
+nlohmann::json targetJson(const hw::Target &t);
+
 } // namespace isam::report

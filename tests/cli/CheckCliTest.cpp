@@ -248,3 +248,36 @@ TEST(CheckCli, RequireInstructionsFailsWhereAStatementRunsAsScalarCode) {
   EXPECT_EQ(test::run(kIsamap + " check " + scalar).exitCode, 0);
   EXPECT_EQ(test::run(kIsamap + " check --require-instructions " + scalar).exitCode, 2);
 }
+
+// ---- dump-ir --format=json ------------------------------------------------------------------
+
+TEST(DumpIrCli, JsonHasTheInstancesAndTheTargetsTheTextShows) {
+  std::string file =
+      tempFile("dump.isam", "import \"hwdesc/systolic16.isam\";\n"
+                            "kernel tri<N>(A: f32[N, N]) -> (S: f32[N], O: f32[2 * N + 1]) {\n"
+                            "  S[i] += A[i, j] where j <= i;\n"
+                            "  O[2 * i + r] += A[i, r] where r in 0..3;\n"
+                            "}\n"
+                            "instance t5 = tri<5>;\n");
+  auto text = test::run(kIsamap + " dump-ir " + file);
+  auto r = test::run(kIsamap + " dump-ir --format=json " + file);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], 1);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto &k = j["kernels"][0];
+  EXPECT_EQ(k["name"], "t5");
+  EXPECT_EQ(k["kernel"], "tri");
+  EXPECT_EQ(k["sizes"]["N"], 5);
+  EXPECT_EQ(k["tensors"][2]["shape"], nlohmann::json({11}));
+  ASSERT_EQ(k["statements"].size(), 2u);
+  for (const auto &s : k["statements"]) // each statement as the text form prints it
+    EXPECT_NE(text.out.find(s["text"].get<std::string>()), std::string::npos) << s["text"];
+  EXPECT_EQ(k["statements"][0]["where"], nlohmann::json({"j <= i"}));
+  EXPECT_EQ(k["statements"][0]["computedPoints"], 15);
+  EXPECT_EQ(k["statements"][1]["indices"][0]["name"], "i'");
+  EXPECT_DOUBLE_EQ(k["flops"].get<double>(), 15 + 15);
+  ASSERT_EQ(j["targets"].size(), 1u);
+  EXPECT_EQ(j["targets"][0]["name"], "systolic16");
+  EXPECT_GT(j["targets"][0]["instructions"].size(), 0u);
+}
