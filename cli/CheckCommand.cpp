@@ -42,12 +42,13 @@ Action registerCheck(CLI::App &app) {
   cmd->add_option("files", opts->files, "The .isam files to check")->required();
   addCommonOptions(*cmd, opts->common, true);
   auto *target = cmd->add_option("-t,--target", opts->target,
-                                 "Also schedule every instance for this target (see "
-                                 "--require-instructions)");
-  cmd->add_flag("--require-instructions", opts->requireInstructions,
-                "Fail (E0706) where a statement of an instance would run as scalar code on "
-                "--target instead of on one of its instructions")
-      ->needs(target);
+                                 "The target --require-instructions schedules every instance on");
+  auto *require =
+      cmd->add_flag("--require-instructions", opts->requireInstructions,
+                    "Fail (E0706) where a statement of an instance would run as scalar code on "
+                    "--target instead of on one of its instructions")
+          ->needs(target);
+  target->needs(require);
   cmd->add_flag("--verify-diagnostics", opts->verify,
                 "Check the diagnostics against the files' `// expected-error {{...}}` comments "
                 "instead of printing them (exit 0 when they match)");

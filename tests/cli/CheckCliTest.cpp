@@ -244,9 +244,10 @@ TEST(CheckCli, RequireInstructionsFailsWhereAStatementRunsAsScalarCode) {
   EXPECT_NE(r.out.find("::error file=" + scalar + ",line=5,col=3,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("title=E0706::s0 of f runs as scalar code on x86_avx512"), std::string::npos)
       << r.out;
-  // Without the flag the same file is clean; the flag needs a target.
+  // Without the flag the same file is clean; the flag and the target need each other.
   EXPECT_EQ(test::run(kIsamap + " check " + scalar).exitCode, 0);
   EXPECT_EQ(test::run(kIsamap + " check --require-instructions " + scalar).exitCode, 2);
+  EXPECT_EQ(test::run(kIsamap + " check --target x86_avx512 " + scalar).exitCode, 2);
 }
 
 // ---- dump-ir --format=json ------------------------------------------------------------------
