@@ -143,13 +143,28 @@ probe_lit() {
       python3 /usr/lib/llvm-16/build/utils/lit/lit.py -q lit
 }
 
+# What the build runs and what `isamap_add_kernels` asks of a consumer's build (the
+# consumer_project test): CMake configuring a C project for Ninja, which links libgomp and libm.
+probe_cmake_ninja() {
+  mkdir -p cm &&
+    cp "$probes/cross-openmp.c" cm/probe.c &&
+    printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(probe LANGUAGES C)' \
+      'add_executable(probe probe.c)' 'target_compile_options(probe PRIVATE -fopenmp)' \
+      'target_link_libraries(probe PRIVATE gomp m)' >cm/CMakeLists.txt &&
+    step "CMake does not configure a Ninja build" "cmake ninja-build" \
+      cmake -S cm -B cm/build -G Ninja &&
+    step "Ninja does not build the CMake project" "ninja-build build-essential" \
+      cmake --build cm/build &&
+    step "the CMake-built program does not run" "build-essential" prints_ok cm/build/probe
+}
+
 # What the editor extension's end-to-end test drives.
 probe_chromium() {
   step "Chromium does not run" "chromium" chromium --version
 }
 
 probes_run=(
-  "host C++:probe_host_cxx" "aarch64:probe_aarch64" "riscv64:probe_riscv64" "LLVM 16:probe_llvm16"
+  "host C++:probe_host_cxx" "CMake, Ninja:probe_cmake_ninja" "aarch64:probe_aarch64" "riscv64:probe_riscv64" "LLVM 16:probe_llvm16"
   "lit, FileCheck:probe_lit"
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
