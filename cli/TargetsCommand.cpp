@@ -65,33 +65,34 @@ std::vector<Listed> declaredTargets(const CommonOptions &common, int &unreadable
   return out;
 }
 
-std::string runsOn(const hw::Target &t) {
-  return t.triple.empty() ? "simulator" : t.triple + (t.cpu.empty() ? "" : " " + t.cpu);
-}
-
 nlohmann::json toJson(const Listed &l) {
   nlohmann::json j = report::targetJson(l.target);
   j["file"] = l.file;
   return j;
 }
 
-void printText(const Listed &l) {
-  const hw::Target &t = l.target;
-  double gflops = report::targetJson(t)["peakGflops"]; // one definition of the peak
-  std::ostringstream peak;                             // 3 significant digits, no exponent
+// The text form, from the JSON form: one definition of every figure.
+void printText(const nlohmann::json &t) {
+  double gflops = t["peakGflops"];
+  std::ostringstream peak; // 3 significant digits, no exponent
   if (gflops >= 100)
     peak << std::llround(gflops) << " GFLOP/s";
   else if (gflops > 0)
     peak << std::setprecision(3) << gflops << " GFLOP/s";
   else
     peak << "none described";
-  std::cout << t.name << "  (" << (l.file.empty() ? "this machine" : l.file) << ")\n"
-            << "  runs on: " << runsOn(t) << "; " << t.cores << (t.cores == 1 ? " core" : " cores")
-            << " at " << t.clockHz / 1e9 << " GHz; peak " << peak.str() << "\n"
+  std::string file = t["file"], triple = t["triple"], cpu = t["cpu"];
+  int cores = t["cores"];
+  std::cout << t["name"].get<std::string>() << "  (" << (file.empty() ? "this machine" : file)
+            << ")\n"
+            << "  runs on: "
+            << (triple.empty() ? "simulator" : triple + (cpu.empty() ? "" : " " + cpu)) << "; "
+            << cores << (cores == 1 ? " core" : " cores") << " at " << t["clockGHz"].get<double>()
+            << " GHz; peak " << peak.str() << "\n"
             << "  memories:";
-  for (size_t m = 0; m < t.memories.size(); ++m)
-    std::cout << (m ? ", " : " ") << t.memories[m].name << " "
-              << formatBytes(double(t.memories[m].sizeBytes));
+  for (size_t m = 0; m < t["memories"].size(); ++m)
+    std::cout << (m ? ", " : " ") << t["memories"][m]["name"].get<std::string>() << " "
+              << formatBytes(t["memories"][m]["bytes"].get<double>());
   std::cout << "\n";
 }
 
@@ -119,7 +120,7 @@ Action registerTargets(CLI::App &app) {
       std::cout << out.dump(2) << "\n";
     } else {
       for (const auto &l : all)
-        printText(l);
+        printText(toJson(l));
     }
     if (unreadable)
       std::cerr << "isamap targets: " << unreadable
