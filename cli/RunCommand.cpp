@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "Common.h"
 #include "Memory.h"
+#include "ReferenceCheck.h"
 #include "interp/Interpreter.h"
 #include "pipeline/Pipeline.h"
 
@@ -28,6 +29,7 @@ struct RunOptions {
   SearchOptions search;
   std::vector<std::string> printAfter;
   bool interpret = false, check = false;
+  interp::Reference reference = interp::Reference::Rows;
   uint64_t seed = 1;
   size_t show = 8, repeat = 1;
   unsigned threads = 0;
@@ -58,32 +60,6 @@ nlohmann::json summariseOutputs(const ir::Kernel &k, const interp::Buffers &buff
     }
   }
   return outputs;
-}
-
-// With `check`, compares `got` with the interpreter's run on `inputs`; false beyond tolerance.
-bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
-                           const interp::Buffers &got, bool check, bool text,
-                           nlohmann::json &result) {
-  if (!check)
-    return true;
-  interp::Buffers ref = inputs;
-  interp::run(k, ref);
-  auto cmp = interp::compareOutputs(k, ref, got);
-  double tol = interp::tolerance(k);
-  bool ok = cmp.maxRelError <= tol;
-  result["check"] = {{"maxAbsError", cmp.maxAbsError},
-                     {"maxRelError", cmp.maxRelError},
-                     {"tolerance", tol},
-                     {"passed", ok}};
-  if (text) {
-    std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError << ", max rel error "
-              << cmp.maxRelError << " (tolerance " << tol << ") ";
-    if (ok)
-      std::cout << "PASS\n";
-    else
-      std::cout << "FAIL at " << cmp.worstTensor << "[" << cmp.worstIndex << "]\n";
-  }
-  return ok;
 }
 
 // The figures of a native run (the JIT's, or the emulator's under qemu-user) into `result`,
@@ -157,7 +133,13 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   interp::Buffers inputs = o.check ? got : interp::Buffers{};
   nlohmann::json result = {{"instance", k.name}, {"seed", o.seed}};
   std::optional<pipeline::Scheduled> scheduled;
-  pipeline::RunOptions run{o.repeat, o.threads, tracePathFor(o.trace, k.name, several), nullptr};
+  pipeline::RunOptions run;
+  run.repeat = o.repeat;
+  run.threads = o.threads;
+  run.tracePath = tracePathFor(o.trace, k.name, several);
+  run.reference = o.reference;
+  if (!onTarget)
+    run.progress = referenceProgress(k.name);
   std::optional<accel::Program> stream;
   if (onTarget) {
     scheduled = p.schedule(k);
@@ -194,7 +176,7 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
     reportNative(k, *p.target(), executor.emulatorName(), scheduled->milliseconds, *ran, text,
                  result);
   }
-  bool ok = checkAgainstReference(k, inputs, got, o.check, text, result);
+  bool ok = !o.check || checkAgainstReference(k, inputs, got, o.reference, text, result);
   result["outputs"] = summariseOutputs(k, got, o.show, text);
   results.push_back(result);
   return ok ? Outcome::Ran : Outcome::CheckFailed;
@@ -296,6 +278,7 @@ Action registerRun(CLI::App &app) {
                   "instead of the schedule's own")
       ->needs(target);
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
+  addReferenceOption(*cmd, opts->reference);
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);
   addReciprocalMathOption(*cmd, opts->common);

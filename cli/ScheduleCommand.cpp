@@ -3,7 +3,7 @@
 // schedule and compares it with the reference interpreter.
 #include "Commands.h"
 #include "Common.h"
-#include "interp/Interpreter.h"
+#include "ReferenceCheck.h"
 #include "pipeline/Pipeline.h"
 #include "report/Json.h"
 #include "schedule/Execute.h"
@@ -23,6 +23,7 @@ Action registerSchedule(CLI::App &app) {
     std::vector<std::string> printAfter;
     uint64_t seed = 1;
     bool check = false;
+    interp::Reference reference = interp::Reference::Rows;
   };
   auto opts = std::make_shared<Options>();
   auto *cmd = app.add_subcommand("schedule", "Choose and print a schedule for every statement");
@@ -35,6 +36,7 @@ Action registerSchedule(CLI::App &app) {
   cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");
   cmd->add_flag("--check", opts->check,
                 "Execute the schedule on random inputs and compare with the reference");
+  addReferenceOption(*cmd, opts->reference);
   addCommonOptions(*cmd, opts->common);
   addReciprocalMathOption(*cmd, opts->common);
   addSelectorOptions(*cmd, opts->selector);
@@ -72,24 +74,12 @@ Action registerSchedule(CLI::App &app) {
       if (opts->common.format == Format::Text)
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";
       if (opts->check) {
-        interp::Buffers ref = interp::randomInputs(k, opts->seed), got = ref;
-        interp::run(k, ref);
+        interp::Buffers inputs = interp::randomInputs(k, opts->seed), got = inputs;
         schedule::execute(ks, k, *target, got);
-        auto cmp = interp::compareOutputs(k, ref, got);
-        double tol = interp::tolerance(k);
-        bool ok = cmp.maxRelError <= tol;
-        failed = failed || !ok;
-        j["check"] = {{"maxAbsError", cmp.maxAbsError},
-                      {"maxRelError", cmp.maxRelError},
-                      {"tolerance", tol},
-                      {"passed", ok}};
-        if (opts->common.format == Format::Text)
-          std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError
-                    << ", max rel error " << cmp.maxRelError << " (tolerance " << tol << ") "
-                    << (ok ? "PASS"
-                           : "FAIL at " + cmp.worstTensor + "[" + std::to_string(cmp.worstIndex) +
-                                 "]")
-                    << "\n\n";
+        bool text = opts->common.format == Format::Text;
+        failed = !checkAgainstReference(k, inputs, got, opts->reference, text, j) || failed;
+        if (text)
+          std::cout << "\n";
       }
       results.push_back(j);
     }

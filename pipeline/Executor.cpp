@@ -80,7 +80,7 @@ llvm::Expected<Execution> Executor::run(const ir::Kernel &kernel,
   switch (kind_) {
   case ExecutorKind::Interpreter: {
     auto start = Clock::now();
-    interp::run(kernel, buffers);
+    interp::runReference(kernel, buffers, options.reference, options.threads, options.progress);
     out.milliseconds.push_back(msSince(start));
     return out;
   }

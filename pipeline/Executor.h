@@ -12,7 +12,7 @@
 #include "backends/accel/Simulator.h"
 #include "backends/llvm/Backend.h"
 #include "backends/llvm/Jit.h"
-#include "interp/Interpreter.h"
+#include "interp/RowInterpreter.h"
 
 #include <llvm/Support/Error.h>
 
@@ -39,6 +39,8 @@ struct RunOptions {
   std::string tracePath; // the simulator: a Chrome trace of the run
   const accel::Program *stream = nullptr; // the simulator: this program, not the schedule's own
   bool functional = true; // the simulator: false times the run only, leaving the buffers be
+  interp::Reference reference = interp::Reference::Rows; // the interpreter: which one
+  interp::RowProgress progress; // the interpreter: the fraction of its points done, now and then
 };
 
 // What running one instance gave.

@@ -68,12 +68,7 @@ double readAt(const ir::Kernel &k, const Buffers &b, const ir::Access &a,
   return b[size_t(a.tensor)][size_t(flat)];
 }
 
-namespace {
-
-// Integer arithmetic on values already in an integer type's range, exact in 64 bits, then
-// wrapped. A quotient truncates toward zero; division by zero gives 0 (and the one overflowing
-// quotient, MIN / -1, wraps to MIN).
-double integerOp(ir::Expr::Kind kind, ir::ElemType type, double a, double b) {
+double integerArith(ir::Expr::Kind kind, ir::ElemType type, double a, double b) {
   int64_t x = int64_t(a), y = int64_t(b), r = 0;
   switch (kind) {
   case ir::Expr::Kind::Neg:
@@ -97,8 +92,6 @@ double integerOp(ir::Expr::Kind kind, ir::ElemType type, double a, double b) {
   return wrapTo(type, double(r));
 }
 
-} // namespace
-
 double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &)> &read,
                 const std::vector<int64_t> *point) {
   auto arg = [&](size_t i) { return evalExpr(e.args[i], read, point); };
@@ -109,15 +102,19 @@ double evalExpr(const ir::Expr &e, const std::function<double(const ir::Access &
   case ir::Expr::Kind::Read:
     return read(e.access);
   case ir::Expr::Kind::Neg:
-    return integer ? integerOp(e.kind, e.type, arg(0), 0) : -arg(0);
+    return integer ? integerArith(e.kind, e.type, arg(0), 0) : -arg(0);
   case ir::Expr::Kind::Add:
-    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) + arg(1));
+    return integer ? integerArith(e.kind, e.type, arg(0), arg(1))
+                   : roundTo(e.type, arg(0) + arg(1));
   case ir::Expr::Kind::Sub:
-    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) - arg(1));
+    return integer ? integerArith(e.kind, e.type, arg(0), arg(1))
+                   : roundTo(e.type, arg(0) - arg(1));
   case ir::Expr::Kind::Mul:
-    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) * arg(1));
+    return integer ? integerArith(e.kind, e.type, arg(0), arg(1))
+                   : roundTo(e.type, arg(0) * arg(1));
   case ir::Expr::Kind::Div:
-    return integer ? integerOp(e.kind, e.type, arg(0), arg(1)) : roundTo(e.type, arg(0) / arg(1));
+    return integer ? integerArith(e.kind, e.type, arg(0), arg(1))
+                   : roundTo(e.type, arg(0) / arg(1));
   case ir::Expr::Kind::Call: {
     std::vector<double> args;
     for (size_t i = 0; i < e.args.size(); ++i)
@@ -156,7 +153,7 @@ double combine(ir::ReduceOp op, ir::ElemType type, double acc, double value) {
     return roundTo(type, std::min(acc, value));
   case ir::ReduceOp::Prod:
     return ir::isFloat(type) ? roundTo(type, acc * value)
-                             : integerOp(ir::Expr::Kind::Mul, type, acc, value);
+                             : integerArith(ir::Expr::Kind::Mul, type, acc, value);
   }
   return value;
 }
@@ -335,7 +332,7 @@ void runStatement(const ir::Kernel &k, size_t index, Buffers &b) {
         acc = integer ? wrapTo(out.type, acc + v) : acc + v;
         break;
       case ir::ReduceOp::Prod:
-        acc = integer ? integerOp(ir::Expr::Kind::Mul, out.type, acc, v) : acc * v;
+        acc = integer ? integerArith(ir::Expr::Kind::Mul, out.type, acc, v) : acc * v;
         break;
       case ir::ReduceOp::Max:
         acc = std::max(acc, v);

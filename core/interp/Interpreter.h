@@ -56,6 +56,11 @@ double roundTo(ir::ElemType type, double v);
 // and grouping; floats round as roundTo does.
 double wrapTo(ir::ElemType type, double v);
 
+// Integer arithmetic (Neg, Add, Sub, Mul, Div) on values already in an integer type's range,
+// exact in 64 bits, then wrapped. A quotient truncates toward zero; division by zero gives 0
+// (and the one overflowing quotient, MIN / -1, wraps to MIN). Neg ignores b.
+double integerArith(ir::Expr::Kind kind, ir::ElemType type, double a, double b);
+
 // Evaluates one element-wise function (shared with other executors so that all agree).
 double applyFn(ir::Fn fn, ir::ElemType type, const std::vector<double> &args);
 

@@ -1,0 +1,98 @@
+#include "ReferenceCheck.h"
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace isam::cli {
+
+void addReferenceOption(CLI::App &cmd, interp::Reference &reference) {
+  cmd.add_option_function<std::string>(
+         "--reference",
+         [&reference](const std::string &v) {
+           reference = v == "points" ? interp::Reference::Points : interp::Reference::Rows;
+         },
+         "The reference interpreter: rows (the default: a row of points at a time, on every "
+         "core) or points (the oracle of record, one point at a time; ~50x slower, same bits)")
+      ->check(CLI::IsMember({"rows", "points"}).description(""))
+      ->type_name("rows|points");
+}
+
+namespace {
+
+std::string approxTime(double s) {
+  if (s < 90)
+    return std::to_string(int(std::ceil(s))) + " s";
+  return std::to_string(int(std::ceil(s / 60))) + " min";
+}
+
+struct ProgressState {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), lastLine;
+  bool warned = false, drawn = false;
+};
+
+} // namespace
+
+interp::RowProgress referenceProgress(const std::string &instance) {
+  bool tty = isatty(STDERR_FILENO) != 0;
+  auto state = std::make_shared<ProgressState>();
+  return [tty, instance, state](double done) {
+    auto now = std::chrono::steady_clock::now();
+    double elapsed = std::chrono::duration<double>(now - state->start).count();
+    if (done >= 1.0) {
+      if (state->drawn)
+        std::cerr << "\r\033[K" << std::flush;
+      return;
+    }
+    if (elapsed < 1.0 || done <= 0)
+      return;
+    double left = elapsed / done - elapsed;
+    if (!state->warned) {
+      if (left < 4)
+        return;
+      state->warned = true;
+      state->lastLine = now;
+      std::cerr << "isamap: warning: the reference run of " << instance << " will take about "
+                << approxTime(elapsed + left) << "; --instance checks fewer instances\n";
+    }
+    int percent = int(100 * done);
+    if (tty) {
+      int filled = percent / 4;
+      std::cerr << "\r\033[K" << instance << " reference [" << std::string(size_t(filled), '#')
+                << std::string(size_t(25 - filled), ' ') << "] " << percent << "%, "
+                << approxTime(left) << " left" << std::flush;
+      state->drawn = true;
+    } else if (now - state->lastLine >= std::chrono::seconds(10)) {
+      state->lastLine = now;
+      std::cerr << instance << " reference: " << percent << "% done, " << approxTime(left)
+                << " left\n";
+    }
+  };
+}
+
+bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
+                           const interp::Buffers &got, interp::Reference reference, bool text,
+                           nlohmann::json &result) {
+  interp::Buffers ref = inputs;
+  interp::runReference(k, ref, reference, 0, referenceProgress(k.name));
+  auto cmp = interp::compareOutputs(k, ref, got);
+  double tol = interp::tolerance(k);
+  bool ok = cmp.maxRelError <= tol;
+  result["check"] = {{"maxAbsError", cmp.maxAbsError},
+                     {"maxRelError", cmp.maxRelError},
+                     {"tolerance", tol},
+                     {"passed", ok}};
+  if (text) {
+    std::cout << "check " << k.name << ": max abs error " << cmp.maxAbsError << ", max rel error "
+              << cmp.maxRelError << " (tolerance " << tol << ") ";
+    if (ok)
+      std::cout << "PASS\n";
+    else
+      std::cout << "FAIL at " << cmp.worstTensor << "[" << cmp.worstIndex << "]\n";
+  }
+  return ok;
+}
+
+} // namespace isam::cli
