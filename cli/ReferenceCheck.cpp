@@ -1,6 +1,7 @@
 #include "ReferenceCheck.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -28,45 +29,64 @@ std::string approxTime(double s) {
   return std::to_string(int(std::ceil(s / 60))) + " min";
 }
 
+// ISAMAP_PROGRESS: auto (the default: only runs that take a while), always (from the first
+// report, and a last line when done: for CI logs) or never.
+enum class ProgressMode { Auto, Always, Never };
+
+ProgressMode progressMode() {
+  const char *env = std::getenv("ISAMAP_PROGRESS");
+  std::string v = env ? env : "";
+  return v == "always" ? ProgressMode::Always : v == "never" ? ProgressMode::Never : ProgressMode::Auto;
+}
+
 struct ProgressState {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), lastLine;
-  bool warned = false, drawn = false;
+  bool shown = false, drawn = false;
 };
 
 } // namespace
 
-interp::RowProgress referenceProgress(const std::string &instance) {
+interp::RowProgress progressOnStderr(const std::string &instance, const std::string &what) {
+  ProgressMode mode = progressMode();
+  if (mode == ProgressMode::Never)
+    return {};
   bool tty = isatty(STDERR_FILENO) != 0;
   auto state = std::make_shared<ProgressState>();
-  return [tty, instance, state](double done) {
+  return [tty, mode, instance, what, state](double done) {
     auto now = std::chrono::steady_clock::now();
     double elapsed = std::chrono::duration<double>(now - state->start).count();
     if (done >= 1.0) {
       if (state->drawn)
         std::cerr << "\r\033[K" << std::flush;
+      else if (mode == ProgressMode::Always)
+        std::cerr << instance << " " << what << " run: 100% done in " << approxTime(elapsed)
+                  << "\n";
       return;
     }
-    if (elapsed < 1.0 || done <= 0)
+    bool always = mode == ProgressMode::Always;
+    if ((!always && elapsed < 1.0) || done <= 0)
       return;
     double left = elapsed / done - elapsed;
-    if (!state->warned) {
-      if (left < 4)
+    bool firstLine = !state->shown;
+    if (firstLine) {
+      if (!always && left < 4)
         return;
-      state->warned = true;
-      state->lastLine = now;
-      std::cerr << "isamap: warning: the reference run of " << instance << " will take about "
-                << approxTime(elapsed + left) << "; --instance checks fewer instances\n";
+      state->shown = true;
+      if (left >= 4)
+        std::cerr << "isamap: warning: the " << what << " run of " << instance
+                  << " will take about " << approxTime(elapsed + left)
+                  << "; --instance checks fewer instances\n";
     }
     int percent = int(100 * done);
     if (tty) {
       int filled = percent / 4;
-      std::cerr << "\r\033[K" << instance << " reference [" << std::string(size_t(filled), '#')
+      std::cerr << "\r\033[K" << instance << " " << what << " [" << std::string(size_t(filled), '#')
                 << std::string(size_t(25 - filled), ' ') << "] " << percent << "%, "
                 << approxTime(left) << " left" << std::flush;
       state->drawn = true;
-    } else if (now - state->lastLine >= std::chrono::seconds(10)) {
+    } else if (firstLine || now - state->lastLine >= std::chrono::seconds(10)) {
       state->lastLine = now;
-      std::cerr << instance << " reference: " << percent << "% done, " << approxTime(left)
+      std::cerr << instance << " " << what << " run: " << percent << "% done, " << approxTime(left)
                 << " left\n";
     }
   };
@@ -76,7 +96,7 @@ bool checkAgainstReference(const ir::Kernel &k, const interp::Buffers &inputs,
                            const interp::Buffers &got, interp::Reference reference, bool text,
                            nlohmann::json &result) {
   interp::Buffers ref = inputs;
-  interp::runReference(k, ref, reference, 0, referenceProgress(k.name));
+  interp::runReference(k, ref, reference, 0, progressOnStderr(k.name, "reference"));
   auto cmp = interp::compareOutputs(k, ref, got);
   double tol = interp::tolerance(k);
   bool ok = cmp.maxRelError <= tol;

@@ -1,4 +1,5 @@
-// `isamap run FILE`: executes the selected instances on seeded random inputs, either with the
+// `isamap run FILE`: executes the selected instances on seeded random inputs (or the user's
+// NumPy files: --inputs, --outputs), either with the
 // reference interpreter (--interpret) or on the executor the pipeline chooses for --target NAME
 // (pipeline/Executor.h: the ORC JIT in process; for another architecture, cross-linked and run
 // under qemu-user, where the times are the emulator's; for an accelerator that exists only as
@@ -10,6 +11,7 @@
 #include "Memory.h"
 #include "ReferenceCheck.h"
 #include "interp/Interpreter.h"
+#include "interp/NumpyFiles.h"
 #include "pipeline/Pipeline.h"
 
 #include <algorithm>
@@ -24,6 +26,7 @@ namespace {
 
 struct RunOptions {
   std::string file, target, trace, stream;
+  std::string inputs, outputs; // --inputs, --outputs: NumPy files (interp/NumpyFiles.h)
   CommonOptions common;
   SelectorOptions selector;
   SearchOptions search;
@@ -130,8 +133,20 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   }
   // Run in place; the inputs are kept only for the reference run of --check.
   interp::Buffers got = interp::randomInputs(k, o.seed);
+  if (!o.inputs.empty()) {
+    try {
+      interp::readInputs(k, o.inputs, got);
+    } catch (const interp::DataError &e) {
+      std::cerr << "isamap run: " << e.what() << "\n";
+      return Outcome::Exit1;
+    }
+  }
   interp::Buffers inputs = o.check ? got : interp::Buffers{};
-  nlohmann::json result = {{"instance", k.name}, {"seed", o.seed}};
+  nlohmann::json result = {{"instance", k.name}};
+  if (o.inputs.empty())
+    result["seed"] = o.seed;
+  else
+    result["inputs"] = o.inputs;
   std::optional<pipeline::Scheduled> scheduled;
   pipeline::RunOptions run;
   run.repeat = o.repeat;
@@ -139,7 +154,7 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   run.tracePath = tracePathFor(o.trace, k.name, several);
   run.reference = o.reference;
   if (!onTarget)
-    run.progress = referenceProgress(k.name);
+    run.progress = progressOnStderr(k.name, "reference");
   std::optional<accel::Program> stream;
   if (onTarget) {
     scheduled = p.schedule(k);
@@ -165,7 +180,8 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   }
   if (kind == ExecutorKind::Interpreter) {
     if (text)
-      std::cout << k.name << ": interpreted in " << ran->milliseconds[0] << " ms (seed " << o.seed
+      std::cout << k.name << ": interpreted in " << ran->milliseconds[0] << " ms ("
+                << (o.inputs.empty() ? "seed " + std::to_string(o.seed) : "inputs " + o.inputs)
                 << ")\n";
     result["milliseconds"] = ran->milliseconds[0];
   } else if (kind == ExecutorKind::Simulator) {
@@ -178,6 +194,17 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   }
   bool ok = !o.check || checkAgainstReference(k, inputs, got, o.reference, text, result);
   result["outputs"] = summariseOutputs(k, got, o.show, text);
+  if (!o.outputs.empty()) {
+    try {
+      interp::writeOutputs(k, got, o.outputs);
+    } catch (const interp::DataError &e) {
+      std::cerr << "isamap run: " << e.what() << "\n";
+      return Outcome::Exit1;
+    }
+    result["written"] = o.outputs;
+    if (text)
+      std::cout << "  outputs written to " << o.outputs << "\n";
+  }
   results.push_back(result);
   return ok ? Outcome::Ran : Outcome::CheckFailed;
 }
@@ -220,6 +247,11 @@ int runInstances(RunOptions &o) {
   std::vector<ir::Kernel> kernels;
   if (int failed = loadInstances(p, o.file, o.selector, o.common.format, kernels, "run"))
     return failed;
+  if ((!o.inputs.empty() || !o.outputs.empty()) && kernels.size() > 1) {
+    std::cerr << "isamap run: --inputs and --outputs hold one instance's tensors, and " << o.file
+              << " selects " << kernels.size() << "; name one with --instance\n";
+    return 1;
+  }
   if (!o.target.empty())
     if (int failed = checkTarget(p, o.common.format, "run",
                                  [&](const hw::Target &t) { return checkExecutorOptions(o, t); }))
@@ -251,7 +283,7 @@ int runInstances(RunOptions &o) {
 
 Action registerRun(CLI::App &app) {
   auto opts = std::make_shared<RunOptions>();
-  auto *cmd = app.add_subcommand("run", "Run instances on seeded random inputs");
+  auto *cmd = app.add_subcommand("run", "Run instances on seeded random inputs or NumPy files");
   cmd->add_option("file", opts->file, "The .isam file")->required();
   auto *interpret =
       cmd->add_flag("--interpret", opts->interpret, "Run with the reference interpreter");
@@ -278,6 +310,13 @@ Action registerRun(CLI::App &app) {
                   "instead of the schedule's own")
       ->needs(target);
   cmd->add_option("--seed", opts->seed, "Seed of the random inputs and the search");
+  cmd->add_option("--inputs", opts->inputs,
+                  "Read the inputs from NumPy files instead: a directory of NAME.npy, or an "
+                  ".npz archive (np.savez)")
+      ->type_name("DIR|FILE.npz");
+  cmd->add_option("--outputs", opts->outputs,
+                  "Write the outputs as NumPy files: FILE.npz, else a directory of NAME.npy")
+      ->type_name("DIR|FILE.npz");
   addReferenceOption(*cmd, opts->reference);
   cmd->add_option("--show", opts->show, "Output values printed per tensor");
   addCommonOptions(*cmd, opts->common);

@@ -75,7 +75,7 @@ Action registerSchedule(CLI::App &app) {
         std::cout << schedule::printSchedule(ks, k, *target) << "\n";
       if (opts->check) {
         interp::Buffers inputs = interp::randomInputs(k, opts->seed), got = inputs;
-        schedule::execute(ks, k, *target, got);
+        schedule::execute(ks, k, *target, got, progressOnStderr(k.name, "schedule-IR"));
         bool text = opts->common.format == Format::Text;
         failed = !checkAgainstReference(k, inputs, got, opts->reference, text, j) || failed;
         if (text)

@@ -3,7 +3,7 @@
 #include "schedule/Geometry.h"
 
 #include <algorithm>
-
+#include <chrono>
 #include <functional>
 
 namespace isam::schedule {
@@ -18,11 +18,32 @@ struct Holder {
   int64_t lanes = 1;
 };
 
+// Points computed so far, reported now and then.
+struct Progress {
+  std::function<void(double)> report;
+  double total = 1, done = 0;
+  int64_t sinceCheck = 0;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+
+  void add(int64_t points) {
+    if (!report || (sinceCheck += points) < 4096)
+      return;
+    done += double(sinceCheck);
+    sinceCheck = 0;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last >= std::chrono::milliseconds(100)) {
+      last = now;
+      report(std::min(1.0, done / total));
+    }
+  }
+};
+
 class Executor {
 public:
   Executor(const StatementSchedule &ss, const ir::Kernel &k, const hw::Target &t,
-           interp::Buffers &b)
+           interp::Buffers &b, Progress &progress)
       : ss_(ss), c_(ss.config), k_(k), t_(t), s_(k.statements[c_.statement]), b_(b),
+        progress_(progress),
         begin_(c_.vindices.size(), 0), size_(c_.vindices.size()), stacks_(c_.operands.size()) {
     for (size_t v = 0; v < c_.vindices.size(); ++v)
       size_[v] = c_.vindices[v].extent;
@@ -67,15 +88,25 @@ private:
     statementBox(c_, s_, begin_, size_, lo, hi);
   }
 
-  std::vector<int64_t> coords(const ir::Access &a, const std::vector<int64_t> &point) const {
-    std::vector<int64_t> out;
-    for (const auto &d : a.indices) {
-      int64_t x = d.constant;
-      for (auto [i, coef] : d.terms)
-        x += coef * point[i];
-      out.push_back(x);
+  // The element of operand o's access at a statement point: in its innermost staged tile (each
+  // of a lane holder's elements holds `lanes` partials, lane-minor), else in the tensor. The
+  // hot path of call(): no coordinate vector is built.
+  double &elementAt(size_t o, const std::vector<int64_t> &point, int64_t lane = 0) {
+    const ir::Access &a = c_.operands[o].access;
+    const Holder *h = stacks_[o].empty() ? nullptr : &stacks_[o].back();
+    const std::vector<int64_t> &shape = h ? h->size : k_.tensors[size_t(a.tensor)].shape;
+    int64_t f = 0;
+    for (size_t d = 0; d < a.indices.size(); ++d) {
+      const ir::Affine &dim = a.indices[d];
+      int64_t x = dim.constant;
+      for (auto [i, coef] : dim.terms)
+        x += coef * point[size_t(i)];
+      f = f * shape[d] + (x - (h ? h->lo[d] : 0));
     }
-    return out;
+    if (!h)
+      return b_[size_t(c_.operands[o].tensor)][size_t(f)];
+    return h->lanes > 1 ? stacks_[o].back().data[size_t(f * h->lanes + lane)]
+                        : stacks_[o].back().data[size_t(f)];
   }
 
   int64_t flat(const std::vector<int64_t> &shape, const std::vector<int64_t> &c,
@@ -93,9 +124,6 @@ private:
       return h.data[flat(h.size, c, &h.lo)];
     }
     return b_[tensor][flat(k_.tensors[tensor].shape, c)];
-  }
-  double &element(size_t operand, const std::vector<int64_t> &c) {
-    return element(operand, c_.operands[operand].tensor, c, stacks_[operand].size());
   }
 
   void stage(const Node &n) {
@@ -215,13 +243,11 @@ private:
       }
       if (inside) {
         pointOf(c_, s_, vvalue, point);
-        auto read = [&](const ir::Access &a) {
-          size_t o = size_t(a.tensor);
-          return element(o, coords(c_.operands[o].access, point));
-        };
-        double value = interp::evalExpr(I.rhs, read);
-        double &target = result(lhs, point, lane >= 0 ? q[size_t(lane)] : 0);
+        double value = interp::evalExpr(
+            I.rhs, [&](const ir::Access &a) { return elementAt(size_t(a.tensor), point); });
+        double &target = elementAt(lhs, point, lane >= 0 ? q[size_t(lane)] : 0);
         target = interp::combine(I.reduce, in.semantics.tensors[lhs].type, target, value);
+        progress_.add(1);
       }
       size_t ii = 0;
       for (; ii < ni; ++ii) {
@@ -232,16 +258,6 @@ private:
       if (ii == ni)
         return;
     }
-  }
-
-  // The result element a call writes: in a lane holder, the lane's own partial.
-  double &result(size_t operand, const std::vector<int64_t> &point, int64_t lane) {
-    std::vector<int64_t> c = coords(c_.operands[operand].access, point);
-    if (!stacks_[operand].empty() && stacks_[operand].back().lanes > 1) {
-      Holder &h = stacks_[operand].back();
-      return h.data[size_t(flat(h.size, c, &h.lo) * h.lanes + lane)];
-    }
-    return element(operand, c);
   }
 
   // Every point of the statement inside the box, in order.
@@ -287,6 +303,7 @@ private:
       auto read = [&](const ir::Access &a) { return interp::readAt(k_, b_, a, p); };
       double &dst = b_[s_.lhs.tensor][interp::flatIndex(t, s_.lhs, p)];
       dst = interp::combine(s_.reduce, t.type, dst, interp::evalExpr(s_.rhs, read, &p));
+      progress_.add(1);
     });
   }
 
@@ -296,6 +313,7 @@ private:
   const hw::Target &t_;
   const ir::Statement &s_;
   interp::Buffers &b_;
+  Progress &progress_;
   std::vector<int64_t> begin_, size_;
   std::vector<std::vector<Holder>> stacks_;
 };
@@ -303,14 +321,19 @@ private:
 } // namespace
 
 void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
-             interp::Buffers &buffers) {
+             interp::Buffers &buffers, const std::function<void(double)> &progress) {
+  Progress counted{progress};
+  for (const auto &s : kernel.statements)
+    counted.total += double(s.pointCount());
   for (size_t t = 0; t < kernel.tensors.size(); ++t)
     if (ir::startsZeroed(kernel, int(t)))
       std::fill(buffers[t].begin(), buffers[t].end(), 0.0);
   for (const auto &ss : schedule.statements) {
-    Executor ex(ss, kernel, target, buffers);
+    Executor ex(ss, kernel, target, buffers, counted);
     ex.run(ss.root);
   }
+  if (progress)
+    progress(1.0);
 }
 
 } // namespace isam::schedule

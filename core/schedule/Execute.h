@@ -6,9 +6,13 @@
 #include "interp/Interpreter.h"
 #include "schedule/Schedule.h"
 
+#include <functional>
+
 namespace isam::schedule {
 
+// `progress`, when given, is called now and then with the fraction of the kernel's points done
+// (1 at the end).
 void execute(const KernelSchedule &schedule, const ir::Kernel &kernel, const hw::Target &target,
-             interp::Buffers &buffers);
+             interp::Buffers &buffers, const std::function<void(double)> &progress = {});
 
 } // namespace isam::schedule

@@ -204,8 +204,11 @@ void pointOf(const Config &c, const ir::Statement &s, const std::vector<int64_t>
     const auto &group = c.vindices[v].stmtIndices;
     for (size_t j = group.size(); j-- > 0;) {
       int64_t extent = s.indices[size_t(group[j])].extent;
-      point[size_t(group[j])] = x % extent;
-      x /= extent;
+      // The common case (a group of one index, or an inner digit already in range) needs no
+      // division, the schedule-IR interpreter's hottest path.
+      bool digit = x < extent;
+      point[size_t(group[j])] = digit ? x : x % extent;
+      x = digit ? 0 : x / extent;
     }
   }
 }

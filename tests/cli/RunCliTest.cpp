@@ -269,3 +269,44 @@ TEST(RunCli, StdoutIsLineBufferedThroughAPipe) {
   EXPECT_NE(r.out.find("a_small: interpreted"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("b_huge: interpreted"), std::string::npos) << r.out;
 }
+
+// ---- the reference: rows or points, and its progress ------------------------------------------
+
+TEST(RunReferenceCli, RowsAndPointsGiveTheSameOutputs) {
+  // mlp_small has three statements: bias broadcasts (lanes over a written index) and GEMMs.
+  std::string mlp = test::samplePath("mlp.isam") + " --instance mlp_small --seed 5 --interpret";
+  auto rows = runCmd(mlp + " --format=json");
+  auto points = runCmd(mlp + " --reference points --format=json");
+  ASSERT_EQ(rows.exitCode, 0) << rows.err;
+  ASSERT_EQ(points.exitCode, 0) << points.err;
+  auto r = nlohmann::json::parse(rows.out), p = nlohmann::json::parse(points.out);
+  ASSERT_EQ(r.size(), 1u) << rows.out;
+  EXPECT_EQ(r[0]["outputs"], p[0]["outputs"]);
+  auto checked = runCmd(kGemmSmall + " --target host --check --reference points");
+  EXPECT_EQ(checked.exitCode, 0) << checked.out << checked.err;
+  EXPECT_TRUE(has(checked.out, ") PASS\n")) << checked.out;
+  auto bad = runCmd(kGemmSmall + " --interpret --reference fast");
+  EXPECT_EQ(bad.exitCode, 2) << bad.out;
+  EXPECT_TRUE(has(bad.err, "--reference")) << bad.err;
+}
+
+TEST(RunReferenceCli, ProgressOnStderrWhenAskedAndOnlyThen) {
+  auto quiet = runCmd(kGemmSmall + " --target host --check");
+  ASSERT_EQ(quiet.exitCode, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "") << "a short check shows no progress";
+  auto shown = test::run("ISAMAP_PROGRESS=always " + kIsamap + " run " + kGemmSmall +
+                         " --target host --check");
+  ASSERT_EQ(shown.exitCode, 0) << shown.err;
+  EXPECT_TRUE(std::regex_search(shown.err,
+                                std::regex(R"(^gemm_small reference run: 100% done in \d+ s\n$)")))
+      << shown.err;
+  auto never = test::run("ISAMAP_PROGRESS=never " + kIsamap + " schedule " + kGemmSmall +
+                         " --target host --check");
+  ASSERT_EQ(never.exitCode, 0) << never.err;
+  EXPECT_EQ(never.err, "");
+  auto schedule = test::run("ISAMAP_PROGRESS=always " + kIsamap + " schedule " + kGemmSmall +
+                            " --target host --check");
+  ASSERT_EQ(schedule.exitCode, 0) << schedule.err;
+  EXPECT_TRUE(has(schedule.err, "gemm_small schedule-IR run: 100% done in ")) << schedule.err;
+  EXPECT_TRUE(has(schedule.err, "gemm_small reference run: 100% done in ")) << schedule.err;
+}

@@ -8,11 +8,13 @@
 #include "backends/llvm/NativeBuffers.h"
 #include "driver/Session.h"
 #include "interp/Interpreter.h"
+#include "interp/RowInterpreter.h"
 #include "schedule/Execute.h"
 #include "support/Reference.h"
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <unistd.h>
 
@@ -123,6 +125,28 @@ runKernel(const std::string &text, const std::string &instance, const RunOptions
                             "[" + std::to_string(i) + "]";
           return out;
         }
+
+  // The row interpreter (what --check uses) gives the point interpreter's bits exactly.
+  step("reference", "rows");
+  {
+    Execution e{"reference", "rows", Status::Pass, ""};
+    try {
+      interp::Buffers points = inputs, rows = inputs;
+      interp::run(k, points);
+      interp::runRows(k, rows, 2);
+      for (size_t t = 0; t < k.tensors.size() && e.status == Status::Pass; ++t)
+        for (size_t i = 0; i < rows[t].size(); ++i)
+          if (std::memcmp(&rows[t][i], &points[t][i], sizeof(double)) != 0) {
+            e.status = Status::Mismatch;
+            e.detail = k.tensors[t].name + "[" + std::to_string(i) + "]: rows give " +
+                       num(rows[t][i]) + ", points " + num(points[t][i]);
+            break;
+          }
+    } catch (const std::exception &x) {
+      e.status = Status::Exception, e.detail = x.what();
+    }
+    out.executions.push_back(e);
+  }
 
   for (const auto &name : options.targets) {
     auto target = session.target(name);

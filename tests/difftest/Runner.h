@@ -1,5 +1,7 @@
 // Running one kernel on every executor and comparing each with the reference interpreter.
 //
+// First the row interpreter (interp/RowInterpreter.h), which must give the point interpreter's
+// bits exactly.
 // For each target: the schedule-IR interpreter (schedule::execute) on the target's schedule,
 // then the target's own executor: the JIT for a target this CPU runs (host, x86_avx2,
 // x86_avx512 when the CPU has the features, generic), the simulator for an accelerator
