@@ -1,8 +1,8 @@
 #include "ReferenceCheck.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -36,7 +36,9 @@ enum class ProgressMode { Auto, Always, Never };
 ProgressMode progressMode() {
   const char *env = std::getenv("ISAMAP_PROGRESS");
   std::string v = env ? env : "";
-  return v == "always" ? ProgressMode::Always : v == "never" ? ProgressMode::Never : ProgressMode::Auto;
+  return v == "always"  ? ProgressMode::Always
+         : v == "never" ? ProgressMode::Never
+                        : ProgressMode::Auto;
 }
 
 struct ProgressState {

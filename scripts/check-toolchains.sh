@@ -158,6 +158,19 @@ probe_cmake_ninja() {
     step "the CMake-built program does not run" "build-essential" prints_ok cm/build/probe
 }
 
+# The .npz archives of `run --inputs/--outputs` (zlib: inflate and CRC-32), and the tests'
+# round trips through Debian's NumPy (/usr/bin/python3, whatever python3 comes first in PATH).
+probe_zlib() {
+  printf '%s\n' '#include <stdio.h>' '#include <zlib.h>' \
+    'int main(void) { return crc32(0L, (const Bytef *)"ok", 2) ? (puts("ok"), 0) : 1; }' >z.c &&
+    step "zlib does not link" "zlib1g-dev" cc -o z z.c -lz &&
+    step "the zlib probe fails" "zlib1g-dev" prints_ok ./z
+}
+probe_numpy() {
+  step "NumPy does not save and load an .npz archive" "python3-numpy" prints_ok /usr/bin/python3 -c \
+    "import io, numpy as np; b = io.BytesIO(); np.savez(b, a=np.arange(3)); b.seek(0); print('ok' if np.load(b)['a'].sum() == 3 else 'no')"
+}
+
 # What the editor extension's end-to-end test drives.
 probe_chromium() {
   step "Chromium does not run" "chromium" chromium --version
@@ -169,7 +182,7 @@ probes_run=(
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
-  "clang-format, clang-tidy:probe_clang_tools"
+  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy"
 )
 start=$SECONDS
 pids=()

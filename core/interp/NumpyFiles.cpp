@@ -141,9 +141,10 @@ NpyArray parseNpy(const std::string &bytes) {
   a.dtype = descr.substr(1, descr.size() - 2);
   char order = a.dtype[0], kind = a.dtype[1];
   int size = std::atoi(a.dtype.c_str() + 2);
-  bool known = (kind == 'b' && size == 1) || ((kind == 'i' || kind == 'u') &&
-                                              (size == 1 || size == 2 || size == 4 || size == 8)) ||
-               (kind == 'f' && (size == 2 || size == 4 || size == 8));
+  bool known =
+      (kind == 'b' && size == 1) ||
+      ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
+      (kind == 'f' && (size == 2 || size == 4 || size == 8));
   if (!known || (order != '<' && order != '>' && order != '|' && order != '='))
     throw DataError("its dtype '" + a.dtype +
                     "' is not one isamap reads (booleans, integers and floats of 2, 4 or 8 bytes)");

@@ -145,10 +145,10 @@ void put(std::string &out, uint64_t v, int bytes) {
 
 // The fields a local and a central header share, from "version needed" to the name's length.
 void common(std::string &out, const std::string &name, const std::string &data) {
-  put(out, 20, 2); // version needed: 2.0
-  put(out, 0, 2);  // flags
-  put(out, 0, 2);  // stored
-  put(out, 0, 2);  // time: 00:00:00
+  put(out, 20, 2);   // version needed: 2.0
+  put(out, 0, 2);    // flags
+  put(out, 0, 2);    // stored
+  put(out, 0, 2);    // time: 00:00:00
   put(out, 0x21, 2); // date: 1980-01-01, as reproducible builds write it
   put(out, crc(data), 4);
   put(out, data.size(), 4);

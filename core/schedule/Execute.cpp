@@ -43,8 +43,8 @@ public:
   Executor(const StatementSchedule &ss, const ir::Kernel &k, const hw::Target &t,
            interp::Buffers &b, Progress &progress)
       : ss_(ss), c_(ss.config), k_(k), t_(t), s_(k.statements[c_.statement]), b_(b),
-        progress_(progress),
-        begin_(c_.vindices.size(), 0), size_(c_.vindices.size()), stacks_(c_.operands.size()) {
+        progress_(progress), begin_(c_.vindices.size(), 0), size_(c_.vindices.size()),
+        stacks_(c_.operands.size()) {
     for (size_t v = 0; v < c_.vindices.size(); ++v)
       size_[v] = c_.vindices[v].extent;
   }
