@@ -252,8 +252,12 @@ void printDiagnostics(const std::vector<Session *> &sessions, Format format) {
   }
   if (format == Format::Text)
     return;
-  // Invalid UTF-8 in messages (echoed user text) is replaced rather than thrown on.
-  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  printJsonDocument({{"diagnostics", out}});
+}
+
+void printJsonDocument(nlohmann::json document, std::ostream &out) {
+  document["version"] = kJsonVersion;
+  out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace isam::cli

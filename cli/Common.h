@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,7 +104,15 @@ void addTuningDbOption(CLI::App &cmd, std::string &path);
 // 0, or 1 after printing why it cannot be read.
 int loadTuningDb(const std::string &flag, const char *verb, std::optional<pipeline::TuningDb> &out);
 
-// Prints the sessions' diagnostics to stderr (text) or stdout (one JSON array).
+// Every command's --format=json output: one object, the same shape whatever the number of
+// instances, with "version": kJsonVersion (raised when a field changes meaning or goes away;
+// new fields do not raise it). docs/schemas/<command>.schema.json describes each.
+constexpr int kJsonVersion = 1;
+// Prints `document` (an object) with "version" set, on `out`; invalid UTF-8 in echoed user text
+// is replaced rather than thrown on.
+void printJsonDocument(nlohmann::json document, std::ostream &out = std::cout);
+
+// Prints the sessions' diagnostics to stderr (text) or stdout (JSON: {"version", "diagnostics"}).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);
 inline void printDiagnostics(Session &session, Format format) {
   printDiagnostics(std::vector<Session *>{&session}, format);

@@ -95,7 +95,7 @@ void report(const CompileOptions &o, const std::vector<std::string> &written,
       j["header"] = o.header;
     if (!o.depfile.empty())
       j["depfile"] = o.depfile;
-    out << j.dump(2) << "\n";
+    printJsonDocument(j, out);
     return;
   }
   out << "wrote " << written[0] << (written.size() > 1 ? " and " + written[1] : "") << ": "

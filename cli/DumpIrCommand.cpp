@@ -37,8 +37,7 @@ Action registerDumpIr(CLI::App &app) {
     if (session.diagnostics().hasErrors())
       return 1;
     if (opts->common.format == Format::Json) {
-      nlohmann::json out = {{"version", 1},
-                            {"kernels", nlohmann::json::array()},
+      nlohmann::json out = {{"kernels", nlohmann::json::array()},
                             {"targets", nlohmann::json::array()},
                             {"systems", nlohmann::json::array()}};
       for (const auto &k : kernels)
@@ -47,7 +46,7 @@ Action registerDumpIr(CLI::App &app) {
         out["targets"].push_back(report::targetJson(t));
       for (const auto &s : systems)
         out["systems"].push_back(s.name);
-      std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      printJsonDocument(out);
       return 0;
     }
     for (const auto &k : kernels)

@@ -96,7 +96,7 @@ Action registerMap(CLI::App &app) {
       nlohmann::json out = {{"statements", statements}};
       if (system)
         out["partitions"] = partitions;
-      std::cout << out.dump(2) << "\n";
+      printJsonDocument(out);
     } else {
       std::cout << text;
     }

@@ -1,7 +1,9 @@
 #include "ReferenceCheck.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -24,6 +26,11 @@ void addReferenceOption(CLI::App &cmd, interp::Reference &reference) {
 namespace {
 
 std::string approxTime(double s) {
+  if (s < 10) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f s", std::max(s, 0.1));
+    return text;
+  }
   if (s < 90)
     return std::to_string(int(std::ceil(s))) + " s";
   return std::to_string(int(std::ceil(s / 60))) + " min";

@@ -273,7 +273,7 @@ int runInstances(RunOptions &o) {
   }
   bool text = o.common.format == Format::Text;
   if (!text && !session.diagnostics().hasErrors())
-    std::cout << results.dump(2) << "\n";
+    printJsonDocument({{"instances", results}});
   if (!session.diagnostics().all().empty())
     printDiagnostics(session, Format::Text);
   return session.diagnostics().hasErrors() || failed ? 1 : 0;

@@ -84,7 +84,7 @@ Action registerSchedule(CLI::App &app) {
       results.push_back(j);
     }
     if (opts->common.format == Format::Json && !session.diagnostics().hasErrors())
-      std::cout << (results.size() == 1 ? results[0] : results).dump(2) << "\n";
+      printJsonDocument({{"instances", results}});
     if (!session.diagnostics().all().empty())
       printDiagnostics(session, Format::Text);
     return session.diagnostics().hasErrors() || failed ? 1 : 0;

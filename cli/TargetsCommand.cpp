@@ -117,7 +117,7 @@ Action registerTargets(CLI::App &app) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto &l : all)
         out.push_back(toJson(l));
-      std::cout << out.dump(2) << "\n";
+      printJsonDocument({{"targets", out}});
     } else {
       for (const auto &l : all)
         printText(toJson(l));

@@ -224,7 +224,7 @@ int tuneInstances(TuneOptions &o) {
     }
   }
   if (!text)
-    std::cout << results.dump(2) << "\n";
+    printJsonDocument({{"instances", results}});
   if (!session.diagnostics().all().empty())
     printDiagnostics(session, Format::Text);
   return session.diagnostics().hasErrors() ? 1 : 0;

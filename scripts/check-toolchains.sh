@@ -166,6 +166,10 @@ probe_zlib() {
     step "zlib does not link" "zlib1g-dev" cc -o z z.c -lz &&
     step "the zlib probe fails" "zlib1g-dev" prints_ok ./z
 }
+probe_jsonschema() {
+  step "jsonschema does not validate" "python3-jsonschema" prints_ok /usr/bin/python3 -c \
+    "import jsonschema as j; j.validate({'version': 1}, {'properties': {'version': {'const': 1}}}); print('ok')"
+}
 probe_numpy() {
   step "NumPy does not save and load an .npz archive" "python3-numpy" prints_ok /usr/bin/python3 -c \
     "import io, numpy as np; b = io.BytesIO(); np.savez(b, a=np.arange(3)); b.seek(0); print('ok' if np.load(b)['a'].sum() == 3 else 'no')"
@@ -182,7 +186,7 @@ probes_run=(
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
-  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy"
+  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy" "jsonschema:probe_jsonschema"
 )
 start=$SECONDS
 pids=()

@@ -15,7 +15,7 @@ packages=(
   nlohmann-json3-dev libboost-dev libcli11-dev
   graphviz libgraphviz-dev
   libgtest-dev libgmock-dev
-  python3-numpy                                 # run --inputs/--outputs round trips (tests/cli)
+  python3-numpy python3-jsonschema              # tests/cli: .npy round trips, docs/schemas
   clang-format clang-tidy                       # format_check, scripts/tidy.sh
   clang-16 libclang-rt-16-dev                   # the libFuzzer targets (scripts/fuzz.sh)
   libopenblas-dev libblis-dev libdnnl-dev       # bench/: the reference BLAS libraries

@@ -2,6 +2,7 @@
 // sample's small instances, its JSON report (cycles, utilization, bytes per memory, the trace's
 // path) and trace file, `isamap compile --emit=asm|stream` for systolic16, the description
 // variants found with -I, and the usage errors.
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -38,7 +39,7 @@ TEST(AccelCli, EverySmallSampleInstancePassesOnTheSimulator) {
     auto r = isamap("run " + file + " --instance " + instance +
                     " --target systolic16 --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << instance << ":\n" << r.out << r.err;
-    auto result = nlohmann::json::parse(r.out).at(0);
+    auto result = test::instancesOf(r.out).at(0);
     EXPECT_EQ(result["check"]["passed"], true) << instance << ": " << result["check"].dump();
     EXPECT_EQ(result["simulator"], "isamap accel") << instance;
   }
@@ -52,7 +53,7 @@ TEST(AccelCli, JsonReportsCyclesUtilizationBytesAndTrace) {
                   "--check --format=json --trace " +
                   trace);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
-  auto result = nlohmann::json::parse(r.out).at(0);
+  auto result = test::instancesOf(r.out).at(0);
   EXPECT_GT(result["cycles"].get<double>(), 0);
   double utilization = result["utilization"].get<double>();
   EXPECT_GT(utilization, 0);
@@ -92,7 +93,7 @@ instance second = gemm<20, 18, 3>;
   auto r =
       isamap("run " + file + " --target systolic16 --format=json --trace " + dir + "/multi.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  auto results = nlohmann::json::parse(r.out);
+  auto results = test::instancesOf(r.out);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0]["trace"], dir + "/multi.first.json");
   EXPECT_EQ(results[1]["trace"], dir + "/multi.second.json");
@@ -131,7 +132,7 @@ TEST(AccelCli, RunsAStreamFromAFile) {
       isamap("run " + gemm() + sizes + " --format=json --check --stream " + dir + "/s.json");
   ASSERT_EQ(own.exitCode, 0) << own.err;
   ASSERT_EQ(read.exitCode, 0) << read.err;
-  auto a = nlohmann::json::parse(own.out).at(0), b = nlohmann::json::parse(read.out).at(0);
+  auto a = test::instancesOf(own.out).at(0), b = test::instancesOf(read.out).at(0);
   EXPECT_EQ(a["cycles"], b["cycles"]);
   EXPECT_EQ(a["outputs"], b["outputs"]);
   EXPECT_EQ(b["check"]["passed"], true);
@@ -163,7 +164,7 @@ TEST(AccelCli, VariantsAreFoundOnTheIncludePath) {
     auto r = isamap("run " + gemm() + " --kernel gemm -D M=512 -D N=16 -D K=256 --target " +
                     target + " -I " + test::sourceDir() + "/hwdesc/variants --format=json");
     EXPECT_EQ(r.exitCode, 0) << target << ": " << r.err;
-    return r.exitCode == 0 ? nlohmann::json::parse(r.out).at(0)["cycles"].get<double>() : 0.0;
+    return r.exitCode == 0 ? test::instancesOf(r.out).at(0)["cycles"].get<double>() : 0.0;
   };
   double base = cycles("systolic16"), half = cycles("systolic16_halfbw");
   EXPECT_GT(half, 1.8 * base);

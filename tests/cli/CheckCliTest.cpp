@@ -1,4 +1,5 @@
 // `isamap check` and `isamap dump-ir` through the real binary.
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <filesystem>
@@ -31,7 +32,7 @@ TEST(CheckCli, JsonDiagnostics) {
   std::string path = tempFile("bad.isam", kBad);
   auto r = test::run(kIsamap + " check --format=json " + path);
   EXPECT_EQ(r.exitCode, 1);
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::jsonDocument(r.out)["diagnostics"];
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["file"], path);
@@ -46,7 +47,7 @@ TEST(CheckCli, SeveralFilesReportAll) {
   auto r = test::run(kIsamap + " check --format=json " + tempFile("good.isam", kGood) + " " +
                      tempFile("bad.isam", kBad) + " " + tempFile("bad2.isam", "kernel ;"));
   EXPECT_EQ(r.exitCode, 1);
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::jsonDocument(r.out)["diagnostics"];
   EXPECT_GE(j.size(), 2u);
 }
 
@@ -181,7 +182,7 @@ TEST(TargetsCli, ListsHostTheShippedAndTheIncludedDescriptions) {
                      .parent_path();
   auto r = test::run(kIsamap + " targets --format=json -I " + dir.string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::jsonDocument(r.out)["targets"];
   std::map<std::string, nlohmann::json> byName;
   for (const auto &t : j)
     byName[t["name"].get<std::string>()] = t;

@@ -5,6 +5,7 @@
 // the tools are missing or the emulator crashes; and, on the host, x86_avx2 code run natively.
 // The emulated tests skip (saying why) when the cross tools are absent.
 #include "support/FunctionKernels.h"
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -91,7 +92,7 @@ void checkSmallInstances(const std::string &target, const std::string &emulator)
     auto r = test::run("TMPDIR=" + tmp + " " + kIsamap + " run " + file + " --instance " +
                        instance + " --target " + target + " --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << instance << " on " << target << ":\n" << r.out << r.err;
-    auto results = nlohmann::json::parse(r.out);
+    auto results = test::instancesOf(r.out);
     ASSERT_EQ(results.size(), 1u) << r.out;
     const auto &result = results[0];
     EXPECT_EQ(result["instance"], instance);
@@ -198,12 +199,12 @@ TEST(CrossRunCli, SameOutputsOnEveryTarget) {
     EXPECT_EQ(r.exitCode, 0) << target << ": " << r.err;
     if (r.exitCode != 0)
       return 0.0;
-    return nlohmann::json::parse(r.out)[0]["outputs"][0]["sum"].get<double>();
+    return test::instancesOf(r.out)[0]["outputs"][0]["sum"].get<double>();
   };
   auto ref = test::run(kIsamap + " run " + test::samplePath("mlp.isam") +
                        " --instance mlp_small --seed 7 --interpret --format=json");
   ASSERT_EQ(ref.exitCode, 0) << ref.err;
-  double expected = nlohmann::json::parse(ref.out)[0]["outputs"][0]["sum"].get<double>();
+  double expected = test::instancesOf(ref.out)[0]["outputs"][0]["sum"].get<double>();
   for (const Tools *t : targets)
     EXPECT_NEAR(sumOf(t->target), expected, 1e-3 * (1 + std::fabs(expected))) << t->target;
 }
@@ -310,7 +311,7 @@ TEST(CrossRunCli, HalfKernelsRunOnRiscvUnderQemu) {
     auto r = test::run(kIsamap + " run " + file + " --instance " + instance +
                        " --target riscv_rvv --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << instance << ":\n" << r.out << r.err;
-    auto results = nlohmann::json::parse(r.out);
+    auto results = test::instancesOf(r.out);
     EXPECT_EQ(results[0]["check"]["passed"], true) << instance << ": " << r.out;
   }
 }
@@ -322,7 +323,7 @@ static void checkTranscendentals(const Tools &tools, bool integers = true) {
     auto r = test::run(kIsamap + " run " + file + " --instance " + instance + " --target " +
                        tools.target + " --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << instance << " on " << tools.target << ":\n" << r.out << r.err;
-    auto results = nlohmann::json::parse(r.out);
+    auto results = test::instancesOf(r.out);
     EXPECT_EQ(results[0]["check"]["passed"], true)
         << instance << " on " << tools.target << ": " << r.out;
   };

@@ -5,6 +5,7 @@
 // interpreter, in f32, f64 and i32, on a size with a vector remainder. The qemu targets run the
 // same kernels in CrossRunCliTest.cpp.
 #include "support/FunctionKernels.h"
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -23,8 +24,9 @@ std::string kernels() {
 void expectPassed(const std::string &command, const std::string &what) {
   auto r = test::run(command);
   ASSERT_EQ(r.exitCode, 0) << what << ":\n" << r.out << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  const auto &check = j.is_array() ? j[0]["check"] : j["check"];
+  auto instances = test::instancesOf(r.out);
+  ASSERT_EQ(instances.size(), 1u) << r.out;
+  const auto &check = instances[0]["check"];
   EXPECT_EQ(check["passed"], true) << what << ": " << r.out;
 }
 

@@ -2,6 +2,7 @@
 // cost in text, the JSON document, --check against the reference interpreter, pins from the
 // file, determinism for a seed, and exit codes (0 success, 1 errors in the input, 2 usage).
 #include "interp/Interpreter.h"
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <cmath>
@@ -101,7 +102,7 @@ TEST(ScheduleCli, JsonHasTheDocumentedFields) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
   nlohmann::json j;
-  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_NO_THROW(j = test::instancesOf(r.out).at(0)) << r.out;
   ASSERT_TRUE(j.is_object()) << r.out;
   for (const char *key :
        {"instance", "mapping", "tiles", "order", "cycles", "utilization", "bound", "levels"})
@@ -173,12 +174,11 @@ TEST(ScheduleCli, JsonHasTheDocumentedFields) {
   EXPECT_TRUE(s["parallel"].is_string());
 }
 
-TEST(ScheduleCli, JsonOfSeveralInstancesIsAnArrayAndHeadlinesTheSlowestStatement) {
+TEST(ScheduleCli, JsonOfSeveralInstancesHeadlinesTheSlowestStatement) {
   auto r = scheduleCmd(test::samplePath("mlp.isam") + " -t x86_avx2 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  // mlp.isam declares six instances, so the output is an array of them.
-  auto j = nlohmann::json::parse(r.out);
-  ASSERT_TRUE(j.is_array());
+  // mlp.isam declares six instances.
+  auto j = test::instancesOf(r.out);
   ASSERT_EQ(j.size(), 6u);
   for (const auto &inst : j) {
     ASSERT_TRUE(inst["statements"].is_array());
@@ -205,7 +205,7 @@ TEST(ScheduleCli, SameSeedSameOutput) {
     auto a = scheduleCmd(args), b = scheduleCmd(args);
     ASSERT_EQ(a.exitCode, 0) << search << ": " << a.err;
     ASSERT_EQ(b.exitCode, 0) << search << ": " << b.err;
-    auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+    auto ja = test::instancesOf(a.out).at(0), jb = test::instancesOf(b.out).at(0);
     EXPECT_EQ(ja["tiles"], jb["tiles"]) << search;
     EXPECT_EQ(ja["order"], jb["order"]) << search;
     EXPECT_EQ(ja["statements"][0]["parallel"], jb["statements"][0]["parallel"]) << search;
@@ -232,7 +232,7 @@ TEST(ScheduleCli, CheckPassesOnEveryTargetAndInJson) {
     auto r = scheduleCmd(test::samplePath("mlp.isam") + " --instance mlp_small -t " + target +
                          " --check --format=json");
     ASSERT_EQ(r.exitCode, 0) << target << ": " << r.out << r.err;
-    auto j = nlohmann::json::parse(r.out);
+    auto j = test::instancesOf(r.out).at(0);
     ASSERT_TRUE(j.contains("check")) << r.out;
     EXPECT_EQ(j["check"]["passed"], true) << target;
     EXPECT_LE(j["check"]["maxRelError"].get<double>(), j["check"]["tolerance"].get<double>());
@@ -248,7 +248,7 @@ TEST(ScheduleCli, PinsAreHonoured) {
                                        "parallel: m;"));
   auto r = scheduleCmd(file + " -t x86_avx512 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::instancesOf(r.out).at(0);
   EXPECT_EQ(j["mapping"], "fma16");
   EXPECT_EQ(j["tiles"]["L1"]["n"], 64);
   EXPECT_EQ(j["tiles"]["L1"]["m"], 16);
@@ -333,8 +333,7 @@ TEST(RunCli, InterpretJsonParsesAndAgreesWithTheInterpreter) {
   auto r = runCmd(kGemmSmall + " --interpret --seed 3 --show 40 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   nlohmann::json j;
-  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
-  ASSERT_TRUE(j.is_array());
+  ASSERT_NO_THROW(j = test::instancesOf(r.out)) << r.out;
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["instance"], "gemm_small");
   EXPECT_TRUE(j[0]["milliseconds"].is_number());
@@ -367,16 +366,15 @@ TEST(RunCli, InterpretJsonParsesAndAgreesWithTheInterpreter) {
   auto again = runCmd(kGemmSmall + " --interpret --seed 3 --show 40 --format=json");
   auto other = runCmd(kGemmSmall + " --interpret --seed 4 --show 40 --format=json");
   ASSERT_EQ(other.exitCode, 0);
-  EXPECT_EQ(nlohmann::json::parse(again.out)[0]["outputs"],
-            nlohmann::json::parse(r.out)[0]["outputs"]);
-  EXPECT_NE(nlohmann::json::parse(other.out)[0]["outputs"][0]["sum"], out["sum"]);
+  EXPECT_EQ(test::instancesOf(again.out)[0]["outputs"], test::instancesOf(r.out)[0]["outputs"]);
+  EXPECT_NE(test::instancesOf(other.out)[0]["outputs"][0]["sum"], out["sum"]);
 }
 
 TEST(RunCli, EveryInstanceOfAFileAndMultipleOutputs) {
   auto r = runCmd(test::samplePath("lstm.isam") + " --kernel lstm_cell -D B=2 -D I=3 -D H=4 "
                                                   "--interpret --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::instancesOf(r.out);
   ASSERT_EQ(j.size(), 1u);
   std::set<std::string> tensors;
   for (const auto &o : j[0]["outputs"]) {
@@ -399,7 +397,7 @@ TEST(ScheduleCli, JsonSaysWhichStatementIsAStagedCopy) {
   auto r = scheduleCmd(test::samplePath("resnet_block.isam") +
                        " -t x86_avx512 --instance resnet_block_small --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = test::instancesOf(r.out).at(0);
   ASSERT_EQ(j["statements"].size(), 6u);
   std::vector<bool> staged;
   for (const auto &s : j["statements"])

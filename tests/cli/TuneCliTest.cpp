@@ -2,6 +2,7 @@
 // `compile` and `run` (--db or ISAMAP_TUNING_DB), tuned instances skipped until --retune,
 // --shard I/N, --merge, the JSON document, and the usage errors (no database, a bad shard, an
 // emulated target) with exit 2.
+#include "support/JsonOutput.h"
 #include "support/TestSupport.h"
 
 #include <filesystem>
@@ -65,7 +66,7 @@ TEST(TuneCli, ATunedScheduleIsUsedBySchedulingCompilingAndRunning) {
   auto json = test::run(kIsamap + " schedule " + file +
                         " --instance first -t host --format json --db " + db);
   ASSERT_EQ(json.exitCode, 0) << json.err;
-  auto search = nlohmann::json::parse(json.out)["statements"][0]["search"];
+  auto search = test::instancesOf(json.out).at(0)["statements"][0]["search"];
   EXPECT_TRUE(has(search.value("tuned", ""), " ms measured on ")) << search.dump();
   EXPECT_EQ(search.value("text", ""), "tuned: " + search.value("tuned", "")) << search.dump();
   // The environment variable names it too; without either, the search decides.
@@ -102,7 +103,7 @@ TEST(TuneCli, ShardsSplitTheInstancesAndMergeJoinsThem) {
   auto one = test::run(kIsamap + " tune " + file + " -t host --trials 2 --shard 1/2 --db " + a +
                        " --format json");
   ASSERT_EQ(one.exitCode, 0) << one.err;
-  auto doc = nlohmann::json::parse(one.out);
+  auto doc = test::instancesOf(one.out);
   ASSERT_EQ(doc.size(), 1u);
   EXPECT_EQ(doc[0]["instance"], "first");
   EXPECT_GT(doc[0]["measuredMs"].get<double>(), 0);
@@ -174,7 +175,7 @@ TEST(TuneCli, EnoughMeasurementsCorrectTheNumbersTheModelShows) {
   auto corrected = test::run(kIsamap + " schedule " + file +
                              " --instance second -t host --format json --db " + many);
   ASSERT_EQ(corrected.exitCode, 0) << corrected.err;
-  auto p = nlohmann::json::parse(plain.out), c = nlohmann::json::parse(corrected.out);
+  auto p = test::instancesOf(plain.out).at(0), c = test::instancesOf(corrected.out).at(0);
   EXPECT_TRUE(has(c["statements"][0]["search"]["text"].get<std::string>(),
                   "; the model corrected by 30 measurements of this machine"))
       << c["statements"][0]["search"].dump();
