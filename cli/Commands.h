@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace isam::cli {
 
@@ -10,6 +11,9 @@ using Action = std::function<int()>;
 
 Action registerCheck(CLI::App &app);
 Action registerCompile(CLI::App &app);
+// `completion` and `man` describe the other commands of `app`, so they are registered last.
+Action registerCompletion(CLI::App &app);
+Action registerMan(CLI::App &app, const std::string &version);
 Action registerDumpIr(CLI::App &app);
 Action registerFmt(CLI::App &app);
 Action registerLsp(CLI::App &app);

@@ -39,6 +39,10 @@ int main(int argc, char **argv) {
   add(isam::cli::registerTargets);
   add(isam::cli::registerTune);
   add(isam::cli::registerViz);
+  add(isam::cli::registerCompletion);
+  size_t beforeMan = app.get_subcommands({}).size();
+  isam::cli::Action man = isam::cli::registerMan(app, kVersion);
+  commands.push_back({app.get_subcommands({})[beforeMan], std::move(man)});
   for (auto &[cmd, _] : commands)
     cmd->set_version_flag("--version", kVersion);
 

@@ -170,6 +170,9 @@ probe_jsonschema() {
   step "jsonschema does not validate" "python3-jsonschema" prints_ok /usr/bin/python3 -c \
     "import jsonschema as j; j.validate({'version': 1}, {'properties': {'version': {'const': 1}}}); print('ok')"
 }
+probe_zsh() {
+  step "zsh does not run" "zsh" prints_ok zsh -c 'autoload -U compinit && print ok'
+}
 probe_numpy() {
   step "NumPy does not save and load an .npz archive" "python3-numpy" prints_ok /usr/bin/python3 -c \
     "import io, numpy as np; b = io.BytesIO(); np.savez(b, a=np.arange(3)); b.seek(0); print('ok' if np.load(b)['a'].sum() == 3 else 'no')"
@@ -186,7 +189,7 @@ probes_run=(
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
-  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy" "jsonschema:probe_jsonschema"
+  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy" "jsonschema:probe_jsonschema" "zsh:probe_zsh"
 )
 start=$SECONDS
 pids=()

@@ -16,6 +16,7 @@ packages=(
   graphviz libgraphviz-dev
   libgtest-dev libgmock-dev
   python3-numpy python3-jsonschema              # tests/cli: .npy round trips, docs/schemas
+  zsh                                           # tests/cli: the generated zsh completion parses
   clang-format clang-tidy                       # format_check, scripts/tidy.sh
   clang-16 libclang-rt-16-dev                   # the libFuzzer targets (scripts/fuzz.sh)
   libopenblas-dev libblis-dev libdnnl-dev       # bench/: the reference BLAS libraries

@@ -19,6 +19,13 @@ endfunction()
 
 file(REMOVE_RECURSE ${WORK})
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
+# The manual page and the completions come along, where man and the shells look.
+foreach(installed share/man/man1/isamap.1 share/bash-completion/completions/isamap
+                  share/zsh/vendor-completions/_isamap)
+  if(NOT EXISTS ${WORK}/prefix/${installed})
+    message(FATAL_ERROR "the install has no ${installed}")
+  endif()
+endforeach()
 file(COPY ${SOURCE}/examples/consumer/ DESTINATION ${WORK}/src)
 run(${CMAKE_COMMAND} -S ${WORK}/src -B ${WORK}/build -G Ninja -DCMAKE_PREFIX_PATH=${WORK}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK}/build)

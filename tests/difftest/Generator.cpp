@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace isam::difftest {
 
@@ -551,7 +552,27 @@ private:
       for (size_t d = 0; d < r.indices.size(); ++d)
         note(r.indices[d], t->shape[d]);
     });
+    // Only indices the statement names get a range (`where t in 0..3` for a `t` it does not
+    // use is E0203): an index drawn for a read that was replaced since may be left over.
+    std::set<std::string> used(st.lhsIndices.begin(), st.lhsIndices.end());
+    used.insert(st.lhsTaps.begin(), st.lhsTaps.end());
+    std::function<void(const Expr &)> collect = [&](const Expr &e) {
+      for (const auto &ie : e.indices) {
+        for (const auto &t : ie.terms)
+          used.insert(t.index);
+        used.insert(ie.gatherIndices.begin(), ie.gatherIndices.end());
+      }
+      for (const auto &a : e.args)
+        collect(a);
+    };
+    collect(st.rhs);
+    for (const auto &g : st.guards)
+      for (const IndexExpr *side : {&g.lhs, &g.rhs})
+        for (const auto &t : side->terms)
+          used.insert(t.index);
     for (const auto &i : idx_) {
+      if (!used.count(i.name))
+        continue;
       const Plain &p = plain[i.name];
       bool needed = i.lo != 0 || !p.exact || p.other;
       if (!needed && !rng_.chance(8))
