@@ -26,6 +26,10 @@ foreach(installed share/man/man1/isamap.1 share/bash-completion/completions/isam
     message(FATAL_ERROR "the install has no ${installed}")
   endif()
 endforeach()
+# The packaged editor extension, when there is one (scripts/test.sh packages it before ctest).
+if(EXISTS ${SOURCE}/editor-extension/isamap.vsix AND NOT EXISTS ${WORK}/prefix/share/isamap/isamap.vsix)
+  message(FATAL_ERROR "the extension was packaged but the install has no share/isamap/isamap.vsix")
+endif()
 file(COPY ${SOURCE}/examples/consumer/ DESTINATION ${WORK}/src)
 run(${CMAKE_COMMAND} -S ${WORK}/src -B ${WORK}/build -G Ninja -DCMAKE_PREFIX_PATH=${WORK}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK}/build)
