@@ -1,4 +1,5 @@
 #include "AccelRun.h"
+#include "source/Quantities.h"
 
 #include <cmath>
 #include <fstream>
@@ -15,20 +16,6 @@ std::string tracePathFor(const std::string &path, const std::string &instance, b
     return path + "." + instance;
   return path.substr(0, dot) + "." + instance + path.substr(dot);
 }
-
-namespace {
-
-std::string bytesText(double b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (b >= 1024 && u < 3)
-    b /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-  return buf;
-}
-
-} // namespace
 
 accel::Program readStream(const std::string &path, const ir::Kernel &kernel,
                           const hw::Target &target) {
@@ -95,13 +82,13 @@ void reportSimulation(const ir::Kernel &kernel, const hw::Target &target,
   std::cout << "\n  moved:";
   for (const auto &m : r.memories)
     if (m.bytesIn || m.bytesOut)
-      std::cout << " " << m.name << " in " << bytesText(double(m.bytesIn)) << ", out "
-                << bytesText(double(m.bytesOut)) << ";";
+      std::cout << " " << m.name << " in " << formatBytes(double(m.bytesIn)) << ", out "
+                << formatBytes(double(m.bytesOut)) << ";";
   std::cout << "\n";
   if (r.hostOps)
     std::cout << "  host: " << r.hostOps << (r.hostOps == 1 ? " step" : " steps")
               << " (clearing outputs, packing views, statements no instruction runs) over "
-              << bytesText(double(r.hostBytes)) << ", not in the cycles\n";
+              << formatBytes(double(r.hostBytes)) << ", not in the cycles\n";
   if (!tracePath.empty())
     std::cout << "  trace: " << tracePath
               << (r.traceDropped ? " (the first " + std::to_string(r.traceEvents) + " events)"

@@ -1,4 +1,5 @@
 #include "Memory.h"
+#include "source/Quantities.h"
 
 #include <cstdio>
 #include <sys/resource.h>
@@ -14,16 +15,6 @@ double availableMemoryBytes() {
       bytes = std::min(bytes, double(limit.rlim_cur));
   }
   return bytes;
-}
-
-std::string formatBytes(double bytes) {
-  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  size_t u = 0;
-  while (bytes >= 1024 && u + 1 < sizeof units / sizeof *units)
-    bytes /= 1024, ++u;
-  char text[64];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 double runBytes(const ir::Kernel &kernel, int doubleCopies, bool nativeCopy) {

@@ -14,9 +14,6 @@ namespace isam::cli {
 // (ulimit -v, ulimit -d).
 double availableMemoryBytes();
 
-// "512 B", "3.0 KiB", "24.0 GiB", ... (binary units).
-std::string formatBytes(double bytes);
-
 // What `run` holds at once for one instance: every tensor as doubles (`doubleCopies` of them:
 // the inputs, the result, the reference) and, when `nativeCopy`, once more in its own element
 // type (native buffers, the simulator's memory). As a double: the sum may exceed 2^64.

@@ -13,6 +13,7 @@
 #include "interp/Interpreter.h"
 #include "interp/NumpyFiles.h"
 #include "pipeline/Pipeline.h"
+#include "source/Quantities.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,17 +95,20 @@ void reportNative(const ir::Kernel &k, const hw::Target &target, const std::stri
   }
   if (!text)
     return;
-  std::cout << k.name << " on " << target.name << ": compiled in " << (scheduleMs + llvmMs)
-            << " ms (map and schedule " << scheduleMs << ", LLVM " << llvmMs << "); ran "
-            << ms.size() << "x on " << threads << " thread" << (threads == 1 ? "" : "s");
+  std::cout << k.name << " on " << target.name << ": compiled in "
+            << formatDuration(scheduleMs + llvmMs) << " (map and schedule "
+            << formatDuration(scheduleMs) << ", LLVM " << formatDuration(llvmMs) << "); ran "
+            << ms.size() << "x on " << countOf(threads, "thread");
   if (!emulator.empty()) {
-    std::cout << " under " << emulator << ": best " << best << " ms, median " << median
-              << " ms (emulated: not the target's speed)\n";
+    std::cout << " under " << emulator << ": best " << formatDuration(best) << ", median "
+              << formatDuration(median) << " (emulated: not the target's speed)\n";
     return;
   }
-  std::cout << ": best " << best << " ms, median " << median << " ms, " << gflops << " GFLOP/s";
+  std::cout << ": best " << formatDuration(best) << ", median " << formatDuration(median) << ", "
+            << formatNumber(gflops) << " GFLOP/s";
   if (peak > 0)
-    std::cout << ", " << 100 * gflops / peak << "% of the " << peak << " GFLOP/s peak";
+    std::cout << ", " << formatNumber(100 * gflops / peak) << "% of the " << formatNumber(peak)
+              << " GFLOP/s peak";
   std::cout << "\n";
 }
 

@@ -6,6 +6,7 @@
 #include "Common.h"
 #include "Memory.h"
 #include "report/Json.h"
+#include "source/Quantities.h"
 
 #include <algorithm>
 #include <cmath>

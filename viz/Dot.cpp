@@ -1,5 +1,7 @@
 #include "viz/Dot.h"
 
+#include "source/Quantities.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -151,14 +153,7 @@ std::string number(double value, int decimals) {
 }
 
 std::string bytes(double value) {
-  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  double v = value;
-  while (std::fabs(v) >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  return number(v, u == 0 ? 0 : v < 10 ? 2 : 1) + " " + units[u];
+  return formatBytes(value);
 }
 
 Table::Table(std::string attrs) : attrs_(std::move(attrs)) {}

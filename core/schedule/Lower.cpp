@@ -2,7 +2,9 @@
 #include "schedule/Geometry.h"
 #include "schedule/Prefetch.h"
 #include "schedule/Schedule.h"
+#include "source/Quantities.h"
 
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -355,19 +357,17 @@ std::string printSchedule(const KernelSchedule &ks, const ir::Kernel &kernel,
       cost << ", " << ss.cost.utilization * 100 << "% of peak";
     cost << ", bound: " << boundText(ss.cost, target);
     if (ss.cost.accumulators > 0)
-      cost << "; " << ss.cost.accumulators << " independent accumulators";
+      cost << "; " << countOf(ss.cost.accumulators, "independent accumulator");
     if (ss.cost.registersUsed > 0)
-      cost << "; " << ss.cost.registersUsed << " registers";
+      cost << "; " << countOf(ss.cost.registersUsed, "register");
     o << cost.str() << "\n";
     for (const auto &lc : ss.cost.levels) {
-      std::ostringstream line;
-      line.setf(std::ios::fixed);
-      line.precision(0);
-      line << "    into " << target.memories[size_t(lc.memory)].name << ": " << lc.bytes << " B in "
-           << lc.cycles << " cycles; working set " << lc.footprintBytes << " B";
+      o << "    into " << target.memories[size_t(lc.memory)].name << ": "
+        << formatBytes(double(lc.bytes)) << " in " << formatCount(std::llround(lc.cycles))
+        << " cycles; working set " << formatBytes(double(lc.footprintBytes));
       if (lc.capacityBytes > 0)
-        line << " of " << lc.capacityBytes;
-      o << line.str() << "\n";
+        o << " of " << formatBytes(double(lc.capacityBytes));
+      o << "\n";
     }
     if (std::string search = searchText(ss.search); !search.empty())
       o << "  " << search << "\n";
