@@ -1,5 +1,7 @@
 #include "ReferenceCheck.h"
 
+#include "source/Quantities.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,17 +26,6 @@ void addReferenceOption(CLI::App &cmd, interp::Reference &reference) {
 }
 
 namespace {
-
-std::string approxTime(double s) {
-  if (s < 10) {
-    char text[16];
-    std::snprintf(text, sizeof text, "%.1f s", std::max(s, 0.1));
-    return text;
-  }
-  if (s < 90)
-    return std::to_string(int(std::ceil(s))) + " s";
-  return std::to_string(int(std::ceil(s / 60))) + " min";
-}
 
 // ISAMAP_PROGRESS: auto (the default: only runs that take a while), always (from the first
 // report, and a last line when done: for CI logs) or never.
@@ -68,8 +59,8 @@ interp::RowProgress progressOnStderr(const std::string &instance, const std::str
       if (state->drawn)
         std::cerr << "\r\033[K" << std::flush;
       else if (mode == ProgressMode::Always)
-        std::cerr << instance << " " << what << " run: 100% done in " << approxTime(elapsed)
-                  << "\n";
+        std::cerr << instance << " " << what << " run: 100% done in "
+                  << formatDuration(1e3 * elapsed) << "\n";
       return;
     }
     bool always = mode == ProgressMode::Always;
@@ -83,7 +74,7 @@ interp::RowProgress progressOnStderr(const std::string &instance, const std::str
       state->shown = true;
       if (left >= 4)
         std::cerr << "isamap: warning: the " << what << " run of " << instance
-                  << " will take about " << approxTime(elapsed + left)
+                  << " will take about " << formatDuration(1e3 * (elapsed + left))
                   << "; --instance checks fewer instances\n";
     }
     int percent = int(100 * done);
@@ -91,12 +82,12 @@ interp::RowProgress progressOnStderr(const std::string &instance, const std::str
       int filled = percent / 4;
       std::cerr << "\r\033[K" << instance << " " << what << " [" << std::string(size_t(filled), '#')
                 << std::string(size_t(25 - filled), ' ') << "] " << percent << "%, "
-                << approxTime(left) << " left" << std::flush;
+                << formatDuration(1e3 * left) << " left" << std::flush;
       state->drawn = true;
     } else if (firstLine || now - state->lastLine >= std::chrono::seconds(10)) {
       state->lastLine = now;
-      std::cerr << instance << " " << what << " run: " << percent << "% done, " << approxTime(left)
-                << " left\n";
+      std::cerr << instance << " " << what << " run: " << percent << "% done, "
+                << formatDuration(1e3 * left) << " left\n";
     }
   };
 }

@@ -303,7 +303,7 @@ TEST(RunReferenceCli, ProgressOnStderrWhenAskedAndOnlyThen) {
                          " --target host --check");
   ASSERT_EQ(shown.exitCode, 0) << shown.err;
   EXPECT_TRUE(std::regex_search(
-      shown.err, std::regex(R"(^gemm_small reference run: 100% done in [0-9.]+ s\n$)")))
+      shown.err, std::regex(R"(^gemm_small reference run: 100% done in [0-9.,]+ (ns|us|ms|s)\n$)")))
       << shown.err;
   auto never = test::run("ISAMAP_PROGRESS=never " + kIsamap + " schedule " + kGemmSmall +
                          " --target host --check");
