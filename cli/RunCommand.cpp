@@ -184,7 +184,7 @@ Outcome runInstance(pipeline::Pipeline &p, pipeline::Executor &executor, const i
   }
   if (kind == ExecutorKind::Interpreter) {
     if (text)
-      std::cout << k.name << ": interpreted in " << ran->milliseconds[0] << " ms ("
+      std::cout << k.name << ": interpreted in " << formatDuration(ran->milliseconds[0]) << " ("
                 << (o.inputs.empty() ? "seed " + std::to_string(o.seed) : "inputs " + o.inputs)
                 << ")\n";
     result["milliseconds"] = ran->milliseconds[0];
