@@ -2,6 +2,7 @@
 #include "DiagnosticFormats.h"
 #include "backends/llvm/Calibrate.h"
 #include "pipeline/Pipeline.h"
+#include "source/FileIo.h"
 
 #include <functional>
 #include <iostream>
@@ -258,6 +259,24 @@ void printDiagnostics(const std::vector<Session *> &sessions, Format format) {
 void printJsonDocument(nlohmann::json document, std::ostream &out) {
   document["version"] = kJsonVersion;
   out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+int writeTextOutput(const std::string &path, std::string_view data) {
+  if (path == "-") {
+    std::cout.write(data.data(), std::streamsize(data.size()));
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "isamap: error: cannot write to stdout\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::string error;
+  if (!writeFileAtomically(path, data, error)) {
+    std::cerr << "isamap: error: " << error << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace isam::cli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace isam::pipeline {
@@ -111,6 +112,10 @@ constexpr int kJsonVersion = 1;
 // Prints `document` (an object) with "version" set, on `out`; invalid UTF-8 in echoed user text
 // is replaced rather than thrown on.
 void printJsonDocument(nlohmann::json document, std::ostream &out = std::cout);
+
+// Writes `data` to `path` (`-`: stdout; a file is replaced atomically, so a failed write leaves
+// no half-written file); 0, or 1 after printing why on stderr.
+int writeTextOutput(const std::string &path, std::string_view data);
 
 // Prints the sessions' diagnostics to stderr (text) or stdout (JSON: {"version", "diagnostics"}).
 void printDiagnostics(const std::vector<Session *> &sessions, Format format);

@@ -5,7 +5,7 @@
 #include "CommandModel.h"
 #include "Commands.h"
 
-#include "source/FileIo.h"
+#include "Common.h"
 
 #include <iostream>
 #include <memory>
@@ -146,16 +146,7 @@ Action registerCompletion(CLI::App &app) {
   return [opts, &app]() {
     auto commands = describeCommands(app);
     std::string script = opts->shell == "bash" ? bashScript(commands) : zshScript(commands);
-    if (opts->output == "-") {
-      std::cout << script;
-      return 0;
-    }
-    std::string error;
-    if (!writeFileAtomically(opts->output, script, error)) {
-      std::cerr << "isamap completion: " << error << "\n";
-      return 1;
-    }
-    return 0;
+    return writeTextOutput(opts->output, script);
   };
 }
 

@@ -4,7 +4,7 @@
 #include "CommandModel.h"
 #include "Commands.h"
 
-#include "source/FileIo.h"
+#include "Common.h"
 
 #include <iostream>
 #include <memory>
@@ -93,16 +93,7 @@ Action registerMan(CLI::App &app, const std::string &version) {
       ->type_name("FILE");
   return [output, &app, version]() {
     std::string text = page(describeCommands(app), version);
-    if (*output == "-") {
-      std::cout << text;
-      return 0;
-    }
-    std::string error;
-    if (!writeFileAtomically(*output, text, error)) {
-      std::cerr << "isamap man: " << error << "\n";
-      return 1;
-    }
-    return 0;
+    return writeTextOutput(*output, text);
   };
 }
 

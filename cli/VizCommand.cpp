@@ -6,21 +6,14 @@
 #include "Commands.h"
 #include "Common.h"
 #include "backends/llvm/Calibrate.h"
-#include "source/FileIo.h"
 #include "viz/Render.h"
 #include "viz/Viz.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace isam::cli {
 
@@ -39,25 +32,6 @@ std::string formatName(const std::string &flag, const std::string &output) {
   if (flag.empty())
     return implied.empty() ? "svg" : implied;
   return implied.empty() || implied == flag ? flag : "";
-}
-
-// The picture to `output` (`-`: stdout); 0, or 1 with the reason on stderr.
-int writeOutput(const std::string &output, const std::string &data) {
-  if (output == "-") {
-    std::cout.write(data.data(), std::streamsize(data.size()));
-    std::cout.flush();
-    if (!std::cout) {
-      std::cerr << "isamap: error: cannot write to stdout\n";
-      return 1;
-    }
-    return 0;
-  }
-  std::string error;
-  if (!writeFileAtomically(output, data, error)) {
-    std::cerr << "isamap: error: " << error << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 } // namespace
@@ -151,7 +125,7 @@ Action registerViz(CLI::App &app) {
       std::cerr << "isamap: error: Graphviz failed: " << out.error << "\n";
       return 1;
     }
-    return writeOutput(opts->output, out.data);
+    return writeTextOutput(opts->output, out.data);
   };
 }
 
