@@ -75,21 +75,15 @@ nlohmann::json toJson(const Listed &l) {
 // The text form, from the JSON form: one definition of every figure.
 void printText(const nlohmann::json &t) {
   double gflops = t["peakGflops"];
-  std::ostringstream peak; // 3 significant digits, no exponent
-  if (gflops >= 100)
-    peak << std::llround(gflops) << " GFLOP/s";
-  else if (gflops > 0)
-    peak << std::setprecision(3) << gflops << " GFLOP/s";
-  else
-    peak << "none described";
+  std::string peak = gflops > 0 ? formatNumber(gflops) + " GFLOP/s" : "none described";
   std::string file = t["file"], triple = t["triple"], cpu = t["cpu"];
   int cores = t["cores"];
   std::cout << t["name"].get<std::string>() << "  (" << (file.empty() ? "this machine" : file)
             << ")\n"
             << "  runs on: "
             << (triple.empty() ? "simulator" : triple + (cpu.empty() ? "" : " " + cpu)) << "; "
-            << cores << (cores == 1 ? " core" : " cores") << " at " << t["clockGHz"].get<double>()
-            << " GHz; peak " << peak.str() << "\n"
+            << countOf(cores, "core") << " at " << formatNumber(t["clockGHz"].get<double>())
+            << " GHz; peak " << peak << "\n"
             << "  memories:";
   for (size_t m = 0; m < t["memories"].size(); ++m)
     std::cout << (m ? ", " : " ") << t["memories"][m]["name"].get<std::string>() << " "

@@ -7,6 +7,7 @@
 #include "pipeline/Pipeline.h"
 #include "pipeline/Tuner.h"
 #include "pipeline/TuningDb.h"
+#include "source/Quantities.h"
 
 #include <chrono>
 #include <cstdio>
@@ -77,8 +78,8 @@ pipeline::TuneProgress progressPrinter(const std::string &instance) {
     std::string result =
         !t.error.empty() ? "failed: " + t.error
         : !t.passed      ? "WRONG ANSWER (max rel error " + std::to_string(t.maxRelError) + ")"
-                         : pipeline::formatMs(t.measuredMs) + " (model " +
-                          pipeline::formatMs(t.modelMs) + ")" + (t.adopted ? ", best so far" : "");
+                    : formatDuration(t.measuredMs) + " (model " + formatDuration(t.modelMs) + ")" +
+                          (t.adopted ? ", best so far" : "");
     std::cerr << (tty ? "\r\033[K" : "") << instance << " [" << done << "/" << planned << "] "
               << what << ": " << result << (tty && done < planned && t.passed ? "" : "\n")
               << std::flush;
@@ -114,12 +115,11 @@ nlohmann::json reportInstance(const ir::Kernel &k, const pipeline::TuneResult &t
                           : tuned.checkedByInterpreter ? "checked against the reference"
                                                        : "checked against the search's pick";
   if (text) {
-    char speedup[32];
-    std::snprintf(speedup, sizeof speedup, "%.2fx", r.untunedMs / r.measuredMs);
-    std::cout << k.name << " on " << r.target << ": " << pipeline::formatMs(r.measuredMs)
-              << " tuned, untuned " << pipeline::formatMs(r.untunedMs) << " (" << speedup
-              << "), model " << pipeline::formatMs(r.modelMs) << "; " << tuned.trials.size()
-              << " of " << tuned.planned << " schedules measured"
+    std::string speedup = formatNumber(r.untunedMs / r.measuredMs) + "x";
+    std::cout << k.name << " on " << r.target << ": " << formatDuration(r.measuredMs)
+              << " tuned, untuned " << formatDuration(r.untunedMs) << " (" << speedup << "), model "
+              << formatDuration(r.modelMs) << "; " << tuned.trials.size() << " of " << tuned.planned
+              << " schedules measured"
               << (tuned.stoppedByBudget ? " before the time budget ran out" : "") << ", "
               << checkedBy << "\n";
   }

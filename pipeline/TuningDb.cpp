@@ -1,6 +1,7 @@
 #include "pipeline/TuningDb.h"
 
 #include "source/FileIo.h"
+#include "source/Quantities.h"
 
 #include <nlohmann/json.hpp>
 
@@ -171,16 +172,10 @@ std::string tuningDbPath(const std::string &flag) {
   return "";
 }
 
-std::string formatMs(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, ms >= 100 ? "%.0f ms" : ms >= 10 ? "%.1f ms" : "%.3g ms", ms);
-  return text;
-}
-
 std::string tunedNote(const TuningRecord &record) {
-  std::string note = formatMs(record.measuredMs) + " measured on " + record.date;
+  std::string note = formatDuration(record.measuredMs) + " measured on " + record.date;
   if (record.untunedMs > 0)
-    note += " (untuned " + formatMs(record.untunedMs) + ")";
+    note += " (untuned " + formatDuration(record.untunedMs) + ")";
   return note;
 }
 

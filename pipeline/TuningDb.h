@@ -87,9 +87,6 @@ private:
 // The database file the user named: `flag` when given, else $ISAMAP_TUNING_DB, else "" (none).
 std::string tuningDbPath(const std::string &flag);
 
-// "2.31 ms", "14.2 ms", "1234 ms": a time as the tuning notes and progress show it.
-std::string formatMs(double ms);
-
 // "2.31 ms measured on 2026-11-27 (untuned 2.90 ms)": SearchReport::tuned for a record.
 std::string tunedNote(const TuningRecord &record);
 

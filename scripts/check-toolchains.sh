@@ -166,9 +166,22 @@ probe_zlib() {
     step "zlib does not link" "zlib1g-dev" cc -o z z.c -lz &&
     step "the zlib probe fails" "zlib1g-dev" prints_ok ./z
 }
+# Every number the commands print (core/source/Quantities.cpp).
+probe_fmt() {
+  printf '%s\n' '#include <fmt/format.h>' \
+    'int main() { fmt::print("{}\n", fmt::format("{}{}", "o", "k")); }' >f.cpp &&
+    step "libfmt does not link" "libfmt-dev" c++ -std=c++17 -o f f.cpp -lfmt &&
+    step "the libfmt probe fails" "libfmt-dev" prints_ok ./f
+}
 probe_jsonschema() {
   step "jsonschema does not validate" "python3-jsonschema" prints_ok /usr/bin/python3 -c \
     "import jsonschema as j; j.validate({'version': 1}, {'properties': {'version': {'const': 1}}}); print('ok')"
+}
+# tests/schemas/sarif.py reads the SARIF 2.1.0 object model that quicktype generated from the
+# published schema (Go structs; no Go toolchain is needed to read them).
+probe_sarif_model() {
+  step "the SARIF object model is missing" "golang-github-haya14busa-go-sarif-dev" prints_ok \
+    /usr/bin/python3 -c "import re; t = open('/usr/share/gocode/src/github.com/haya14busa/go-sarif/sarif/sarif.go').read(); print('ok' if re.search(r'^type Result struct', t, re.M) else 'no')"
 }
 probe_zsh() {
   step "zsh does not run" "zsh" prints_ok zsh -c 'autoload -U compinit && print ok'
@@ -189,7 +202,7 @@ probes_run=(
   "ANTLR:probe_antlr" "Graphviz:probe_graphviz" "OpenBLAS, BLIS, oneDNN:probe_blas"
   "GoogleTest:probe_gtest" "nlohmann_json, Boost.Asio, CLI11:probe_headers"
   "Node.js, npm:probe_node" "clang 16 (libFuzzer):probe_clang16" "Chromium:probe_chromium"
-  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "NumPy:probe_numpy" "jsonschema:probe_jsonschema" "zsh:probe_zsh"
+  "clang-format, clang-tidy:probe_clang_tools" "zlib:probe_zlib" "libfmt:probe_fmt" "NumPy:probe_numpy" "jsonschema:probe_jsonschema" "SARIF model:probe_sarif_model" "zsh:probe_zsh"
 )
 start=$SECONDS
 pids=()

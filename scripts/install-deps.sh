@@ -12,10 +12,11 @@ packages=(
   llvm-16-tools                                 # lit and FileCheck (tests/lit)
   libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # what LLVM's CMake package links
   antlr4 libantlr4-runtime-dev                  # parser generator (4.7.2) and C++ runtime (4.9)
-  nlohmann-json3-dev libboost-dev libcli11-dev
+  nlohmann-json3-dev libboost-dev libcli11-dev libfmt-dev
   graphviz libgraphviz-dev
   libgtest-dev libgmock-dev
   python3-numpy python3-jsonschema              # tests/cli: .npy round trips, docs/schemas
+  golang-github-haya14busa-go-sarif-dev         # tests/schemas/sarif.py: the SARIF 2.1.0 object model
   zsh                                           # tests/cli: the generated zsh completion parses
   clang-format clang-tidy                       # format_check, scripts/tidy.sh
   clang-16 libclang-rt-16-dev                   # the libFuzzer targets (scripts/fuzz.sh)

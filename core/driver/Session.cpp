@@ -408,10 +408,10 @@ void Session::requireInstructions(const hw::Target &target,
          ++i) {
       if (ks.statements[i].config.mapping >= 0 || k.statements[i].staged)
         continue;
-      Diagnostic &d =
-          diags_.error("E0706", k.statements[i].range,
-                       "s" + std::to_string(i) + " of " + k.name + " runs as scalar code on " +
-                           target.name + ", which --require-instructions forbids");
+      std::string message = "s";
+      message += std::to_string(i) + " of " + k.name + " runs as scalar code on " + target.name +
+                 ", which --require-instructions forbids";
+      Diagnostic &d = diags_.error("E0706", k.statements[i].range, message);
       const auto &m = maps[i];
       size_t shown = 0;
       for (const auto &c : m.candidates)

@@ -250,15 +250,6 @@ std::string boundText(const Cost &cost, const hw::Target &target) {
   return "";
 }
 
-std::string formatCount(double n) {
-  std::ostringstream o;
-  if (n < 1e6)
-    o << std::fixed << std::setprecision(0) << n;
-  else
-    o << std::setprecision(2) << n;
-  return o.str();
-}
-
 std::string searchText(const SearchReport &search) {
   if (!search.tuned.empty())
     return "tuned: " + search.tuned;
@@ -273,8 +264,8 @@ std::string searchText(const SearchReport &search) {
   std::string out = "search: " + search.strategy + ", " + std::to_string(search.mappings) +
                     (search.mappings == 1 ? " mapping, " : " mappings, ");
   if (search.covered)
-    return out + "all " + formatCount(search.spaceSize) + " candidate schedules costed";
-  out += std::to_string(search.evaluated) + " of " + formatCount(search.spaceSize) +
+    return out + "all " + formatNumber(search.spaceSize) + " candidate schedules costed";
+  out += formatCount(int64_t(search.evaluated)) + " of " + formatNumber(search.spaceSize) +
          " candidate schedules costed";
   switch (search.stop) {
   case SearchReport::Stop::Candidates:

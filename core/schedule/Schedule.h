@@ -205,12 +205,9 @@ struct SearchReport {
   std::string tuned;
   size_t correctedBy = 0; // measurements the model's correction was fitted on (0: none)
 };
-// "search: beam, 3 mappings, 1203 of 4.3e+08 candidate schedules costed (converged)", or
+// "search: beam, 3 mappings, 1,203 of 430,000,000 candidate schedules costed (converged)", or
 // "tuned: 2.31 ms measured on 2026-11-27", as printSchedule shows it ("" when no search ran).
 std::string searchText(const SearchReport &search);
-// A count of candidates as people read it: whole below a million, else two significant digits
-// ("864", "4.3e+08").
-std::string formatCount(double n);
 
 struct StatementSchedule {
   Config config;

@@ -1,4 +1,5 @@
 #include "schedule/Scheduler.h"
+#include "source/Quantities.h"
 
 #include "schedule/PointwiseCost.h"
 
@@ -365,8 +366,8 @@ KernelSchedule scheduleKernel(const ir::Kernel &kernel, const hw::Target &target
     if (options.search == "exhaustive" && !report.covered)
       diags.warning("W0706", m.range,
                     "the exhaustive schedule search of s" + std::to_string(m.index) + " on " +
-                        target.name + " costed " + std::to_string(report.evaluated) + " of " +
-                        formatCount(report.spaceSize) + " candidate schedules before its " +
+                        target.name + " costed " + formatCount(int64_t(report.evaluated)) + " of " +
+                        formatNumber(report.spaceSize) + " candidate schedules before its " +
                         (report.stop == SearchReport::Stop::Time ? "time" : "candidate") +
                         " budget ran out: its pick is the best of those only (use --search beam, "
                         "or raise --budget-candidates and --budget-ms)");

@@ -1,28 +1,27 @@
 #include "source/Quantities.h"
 
 #include <cmath>
-#include <cstdio>
+#include <fmt/format.h>
+#include <locale>
 
 namespace isam {
 
 namespace {
 
-// Digits of an integer part grouped by threes: "1234567.5" -> "1,234,567.5".
-std::string grouped(const std::string &plain) {
-  size_t start = plain[0] == '-' ? 1 : 0;
-  size_t end = plain.find('.');
-  if (end == std::string::npos)
-    end = plain.size();
-  if (end - start <= 4) // 9999 reads as it is
-    return plain;
-  std::string out = plain.substr(0, start);
-  for (size_t i = start; i < end; ++i) {
-    out += plain[i];
-    size_t left = end - i - 1;
-    if (left > 0 && left % 3 == 0)
-      out += ',';
-  }
-  return out + plain.substr(end);
+// Groups integer digits by threes with commas whatever the process's locale (libfmt's `L`).
+struct Thousands : std::numpunct<char> {
+  char do_thousands_sep() const override { return ','; }
+  std::string do_grouping() const override { return "\3"; }
+};
+
+const std::locale &grouping() {
+  static const std::locale locale(std::locale::classic(), new Thousands);
+  return locale;
+}
+
+// 9999 reads as it is; from 10,000 on, digits are grouped.
+bool groups(double magnitude) {
+  return magnitude >= 9999.5;
 }
 
 std::string trimZeros(std::string s) {
@@ -38,32 +37,26 @@ std::string trimZeros(std::string s) {
 } // namespace
 
 std::string formatNumber(double v) {
-  char text[64];
   double a = std::fabs(v);
-  if (!std::isfinite(v) || a == 0) {
-    std::snprintf(text, sizeof text, "%g", v);
-    return text;
-  }
-  if (a < 1e-3 || a >= 1e15) {
-    std::snprintf(text, sizeof text, "%.2e", v);
-    return text;
-  }
+  if (!std::isfinite(v) || a == 0)
+    return fmt::format("{}", v);
+  if (a < 1e-3 || a >= 1e15)
+    return fmt::format("{:.2e}", v);
   if (a >= 99.95) {
-    std::snprintf(text, sizeof text, "%.0f", std::round(v)); // halves away from zero
-    return grouped(text);
+    double whole = std::round(v); // halves away from zero
+    return groups(a) ? fmt::format(grouping(), "{:.0Lf}", whole) : fmt::format("{:.0f}", whole);
   }
   // Round to three significant digits first: 9.996 becomes 10.0, printed with one decimal.
   int exponent = int(std::floor(std::log10(a)));
   double scale = std::pow(10.0, 2 - exponent);
   double rounded = std::round(v * scale) / scale;
   exponent = int(std::floor(std::log10(std::fabs(rounded))));
-  int decimals = std::max(0, 2 - exponent);
-  std::snprintf(text, sizeof text, "%.*f", decimals, rounded);
-  return grouped(text);
+  return fmt::format("{:.{}f}", rounded, std::max(0, 2 - exponent));
 }
 
 std::string formatCount(int64_t count) {
-  return grouped(std::to_string(count));
+  return groups(std::fabs(double(count))) ? fmt::format(grouping(), "{:L}", count)
+                                          : fmt::format("{}", count);
 }
 
 std::string formatBytes(double bytes) {

@@ -172,11 +172,11 @@ TEST(LspCodeLenses, ATunedStatementShowsItsMeasuredTimeAndATuneSinceRefreshes) {
   auto a = test::analyseDocument(t.code(), "main.isam", settings);
   auto lenses = codeLenses(*a);
   ASSERT_FALSE(lenses.empty());
-  EXPECT_TRUE(lenses[0].command.title.ends_with("% of peak | 1.5 ms measured"))
+  EXPECT_TRUE(lenses[0].command.title.ends_with("% of peak | 1.50 ms measured"))
       << lenses[0].command.title;
   auto hovered = hover(*a, t.range("gemm").start);
   ASSERT_TRUE(hovered && hovered->run) << (hovered ? hovered->runProblem : "no hover");
-  EXPECT_EQ(hovered->run->search, "tuned: 1.5 ms measured on 2026-11-27");
+  EXPECT_EQ(hovered->run->search, "tuned: 1.50 ms measured on 2026-11-27");
   // Without the database, the search's line.
   auto untuned = test::analyseDocument(t.code(), "main.isam");
   EXPECT_EQ(codeLenses(*untuned)[0].command.title.find("measured"), std::string::npos);

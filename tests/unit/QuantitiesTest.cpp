@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <locale>
 
 using namespace isam;
 
@@ -37,4 +38,25 @@ TEST(Quantities, CountsBytesDurationsAndPlurals) {
   EXPECT_EQ(formatDuration(2310), "2.31 s");
   EXPECT_EQ(countOf(1, "independent accumulator"), "1 independent accumulator");
   EXPECT_EQ(countOf(12000, "register"), "12,000 registers");
+}
+
+namespace {
+// A locale that writes 1.234.567,5, as a German one does.
+struct Continental : std::numpunct<char> {
+  char do_thousands_sep() const override { return '.'; }
+  char do_decimal_point() const override { return ','; }
+  std::string do_grouping() const override { return "\3"; }
+};
+} // namespace
+
+// Output that scripts and golden tests read cannot change with the user's locale.
+TEST(Quantities, TheProcessLocaleDoesNotChangeTheDigits) {
+  std::locale before = std::locale::global(std::locale(std::locale::classic(), new Continental));
+  std::string number = formatNumber(1234567.5), small = formatNumber(2.5),
+              count = formatCount(3097600), bytes = formatBytes(6364);
+  std::locale::global(before);
+  EXPECT_EQ(number, "1,234,568");
+  EXPECT_EQ(small, "2.50");
+  EXPECT_EQ(count, "3,097,600");
+  EXPECT_EQ(bytes, "6.21 KiB");
 }

@@ -13,6 +13,7 @@
 #include "schedule/Search.h"
 #include "schedule/Space.h"
 #include "schedule/Verify.h"
+#include "source/Quantities.h"
 #include "support/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -1295,7 +1296,7 @@ TEST(ScheduleSearch, EveryScheduleSaysHowItWasSearched) {
   EXPECT_EQ(double(all.evaluated), all.spaceSize);
   EXPECT_EQ(schedule::searchText(all), "search: exhaustive, " + std::to_string(all.mappings) +
                                            (all.mappings == 1 ? " mapping" : " mappings") +
-                                           ", all " + schedule::formatCount(all.spaceSize) +
+                                           ", all " + formatNumber(all.spaceSize) +
                                            " candidate schedules costed");
   for (const auto &d : s.session->diagnostics().all())
     EXPECT_NE(d.code, "W0706") << render(*s.session);
@@ -1306,7 +1307,7 @@ TEST(ScheduleSearch, EveryScheduleSaysHowItWasSearched) {
   EXPECT_FALSE(few.covered);
   EXPECT_EQ(few.stop, schedule::SearchReport::Stop::Candidates);
   EXPECT_LE(few.evaluated, 10u);
-  EXPECT_NE(schedule::searchText(few).find(" of " + schedule::formatCount(few.spaceSize) +
+  EXPECT_NE(schedule::searchText(few).find(" of " + formatNumber(few.spaceSize) +
                                            " candidate schedules costed (stopped by the "
                                            "candidate budget)"),
             std::string::npos)

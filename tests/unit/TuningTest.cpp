@@ -178,7 +178,7 @@ TEST(Tuning, TheDatabaseIsKeyedByStructureTargetAndMachine) {
   ASSERT_TRUE(bool(renamedDb));
   EXPECT_TRUE(renamedDb->records().at(0).samples.empty());
   EXPECT_TRUE(renamedDb->correction(host).empty());
-  EXPECT_EQ(pipeline::tunedNote(*found), "2.5 ms measured on 2026-11-27 (untuned 3 ms)");
+  EXPECT_EQ(pipeline::tunedNote(*found), "2.50 ms measured on 2026-11-27 (untuned 3.00 ms)");
   EXPECT_EQ(pipeline::tunedChoices(*found).at(0).note, pipeline::tunedNote(*found));
   r.measuredMs = 2;
   loaded->put(r);
