@@ -12,6 +12,9 @@ namespace {
 
 using Point = std::vector<int64_t>;
 
+// Rows of a group (Plan::block): their accumulators, 16 x 8 KiB, stay in the L2 cache.
+constexpr int64_t kBlockRows = 16;
+
 bool dependsOn(const ir::Affine &a, int index) {
   if (a.coefficientOf(index) != 0)
     return true;
@@ -69,6 +72,12 @@ struct Plan {
   std::vector<int> reductions; // reduction indices looped inside a row, in order
   int64_t chunks = 0;          // rows per outer point (write lanes) or chunks per row
   int64_t rows = 0;
+  // Rows run in groups of up to `block` rows that differ only in the innermost outer index
+  // and share the reduction loop, so that what they read alike (B[k, n..] of a GEMM) comes
+  // from the cache for all but the first. Each element still sees its reduction points in
+  // order; groups split the work between threads.
+  int64_t block = 1;
+  int64_t groups = 0;
 };
 
 std::optional<Plan> planRows(const ir::Statement &s) {
@@ -98,6 +107,12 @@ std::optional<Plan> planRows(const ir::Statement &s) {
   p.rows = p.reduceLanes ? 1 : p.chunks;
   for (int i : p.outer)
     p.rows *= extent(i);
+  int64_t along = p.outer.empty() ? 1 : extent(p.outer.back());
+  if (!p.reduceLanes && !p.reductions.empty() && s.reduce != ir::ReduceOp::None)
+    p.block = std::clamp<int64_t>(along, 1, kBlockRows);
+  p.groups = p.rows == 0 ? 0
+                         : p.rows / (along * (p.reduceLanes ? 1 : p.chunks)) *
+                               ((along + p.block - 1) / p.block) * (p.reduceLanes ? 1 : p.chunks);
   return p;
 }
 
@@ -105,35 +120,85 @@ std::optional<Plan> planRows(const ir::Statement &s) {
 struct Node {
   const ir::Expr *expr = nullptr;
   bool uniform = false; // the same value in every lane
+  bool scalar = false;  // uniform, and its parent (a float +, -, *, /) reads `value` only
+  double value = 0;     // a uniform node's value
+  // Not uniform, and the same for every row of a group (B[k, n] of a GEMM grouped along m):
+  // evaluated once per reduction step, at step `computedAt`.
+  bool groupInvariant = false;
+  uint64_t computedAt = 0;
   std::vector<Node> args;
   std::vector<double> row;
   std::vector<double> scratch; // a Call's arguments at one lane
   const double *values = nullptr;
 };
 
-Node buildNode(const ir::Expr &e, int lane) {
+bool floatArithmetic(const ir::Expr &e) {
+  using K = ir::Expr::Kind;
+  return ir::isFloat(e.type) &&
+         (e.kind == K::Add || e.kind == K::Sub || e.kind == K::Mul || e.kind == K::Div);
+}
+
+// `along`: the index a group's rows differ in (-1: none).
+Node buildNode(const ir::Expr &e, int lane, int along, bool parentTakesScalars = false) {
   Node n;
   n.expr = &e;
   n.uniform = !dependsOn(e, lane);
-  n.row.resize(size_t(kRowLength));
+  n.scalar = n.uniform && parentTakesScalars;
+  n.groupInvariant = !n.uniform && along >= 0 && !dependsOn(e, along);
+  if (!n.scalar)
+    n.row.resize(size_t(kRowLength));
   if (!n.uniform)
     for (const auto &a : e.args)
-      n.args.push_back(buildNode(a, lane));
+      n.args.push_back(buildNode(a, lane, along, floatArithmetic(e)));
   n.scratch.resize(e.args.size());
   return n;
 }
 
-template <class Op>
-void floatRow(ir::ElemType t, const double *a, const double *b, double *r, int64_t n, Op op) {
+// put(j, op(a(j), b(j)) rounded to t); a and b give a row's lane or a uniform value.
+template <class A, class B, class Put, class Op>
+void floatRow(ir::ElemType t, A a, B b, Put put, int64_t n, Op op) {
   if (t == ir::ElemType::F64)
     for (int64_t j = 0; j < n; ++j)
-      r[j] = op(a[j], b[j]);
+      put(j, op(a(j), b(j)));
   else if (t == ir::ElemType::F32)
     for (int64_t j = 0; j < n; ++j)
-      r[j] = double(float(op(a[j], b[j])));
+      put(j, double(float(op(a(j), b(j)))));
   else
     for (int64_t j = 0; j < n; ++j)
-      r[j] = roundTo(t, op(a[j], b[j]));
+      put(j, roundTo(t, op(a(j), b(j))));
+}
+
+// floatRow with each operand as a row or, for a scalar node, its value: no row of copies.
+template <class Put, class Op>
+void floatRow(ir::ElemType t, const Node &a, const Node &b, Put put, int64_t n, Op op) {
+  const double *x = a.values, *y = b.values;
+  double u = a.value, v = b.value;
+  auto row = [](const double *p) { return [p](int64_t j) { return p[j]; }; };
+  auto one = [](double c) { return [c](int64_t) { return c; }; };
+  if (a.scalar && b.scalar)
+    floatRow(t, one(u), one(v), put, n, op);
+  else if (a.scalar)
+    floatRow(t, one(u), row(y), put, n, op);
+  else if (b.scalar)
+    floatRow(t, row(x), one(v), put, n, op);
+  else
+    floatRow(t, row(x), row(y), put, n, op);
+}
+
+// A float +, -, *, / node's row, through put(j, value).
+template <class Put> void floatArithmeticRow(const Node &n, Put put, int64_t lanes) {
+  const ir::Expr &e = *n.expr;
+  const Node &a = n.args[0], &b = n.args[1];
+  switch (e.kind) {
+  case ir::Expr::Kind::Add:
+    return floatRow(e.type, a, b, put, lanes, [](double x, double y) { return x + y; });
+  case ir::Expr::Kind::Sub:
+    return floatRow(e.type, a, b, put, lanes, [](double x, double y) { return x - y; });
+  case ir::Expr::Kind::Mul:
+    return floatRow(e.type, a, b, put, lanes, [](double x, double y) { return x * y; });
+  default:
+    return floatRow(e.type, a, b, put, lanes, [](double x, double y) { return x / y; });
+  }
 }
 
 // Evaluates statements a row at a time; one per thread.
@@ -141,16 +206,19 @@ class RowRunner {
 public:
   RowRunner(const ir::Kernel &k, const ir::Statement &s, const Plan &plan, Buffers &b)
       : k_(k), s_(s), plan_(plan), b_(b), point_(s.indices.size(), 0),
-        root_(buildNode(s.rhs, plan.lane)), acc_(size_t(kRowLength)), mask_(size_t(kRowLength)) {
+        root_(buildNode(s.rhs, plan.lane,
+                        plan.block > 1 && !plan.outer.empty() ? plan.outer.back() : -1)),
+        acc_(size_t(kRowLength * plan.block)), mask_(size_t(kRowLength), 1) {
     for (const auto &t : k.tensors)
       strides_.push_back(t.strides());
   }
 
-  void runRows(int64_t from, int64_t to, const std::function<void(int64_t)> &done) {
-    for (int64_t r = from; r < to; ++r) {
-      plan_.reduceLanes ? reduceRow(r) : writeRow(r);
+  // Runs groups [from, to); done(n) after the n-th.
+  void runGroups(int64_t from, int64_t to, const std::function<void(int64_t)> &done) {
+    for (int64_t g = from; g < to; ++g) {
+      plan_.reduceLanes ? reduceRow(g) : writeGroup(g);
       if (done)
-        done(r + 1 - from);
+        done(g + 1 - from);
     }
   }
 
@@ -166,6 +234,8 @@ private:
   bool allActive_ = true;                     // every lane of mask_ is set
   std::vector<std::vector<int64_t>> strides_; // per tensor
   int64_t first_ = 0, lanes_ = 0; // the row: lane index values first_ .. first_ + lanes_ - 1
+  uint64_t step_ = 0;             // the reduction steps of every group so far, numbered from 1
+  bool inSteps_ = false; // in a group's reduction loop, where groupInvariant nodes are reused
 
   int64_t extent(int i) const { return s_.indices[size_t(i)].extent; }
 
@@ -216,14 +286,25 @@ private:
     return flat;
   }
 
-  void writeRow(int64_t r) {
-    placeRow(r);
-    point_[size_t(plan_.lane)] = first_;
+  // The rows of group g: the first row, and how many follow it along the last outer index.
+  std::pair<int64_t, int64_t> groupRows(int64_t g) const {
+    int64_t along = plan_.outer.empty() ? 1 : extent(plan_.outer.back());
+    int64_t blocks = (along + plan_.block - 1) / plan_.block;
+    int64_t chunk = g % plan_.chunks, blk = (g / plan_.chunks) % blocks;
+    int64_t prefix = g / plan_.chunks / blocks;
+    int64_t first = blk * plan_.block;
+    return {(prefix * along + first) * plan_.chunks + chunk, std::min(plan_.block, along - first)};
+  }
+
+  void writeGroup(int64_t g) {
+    auto [row, count] = groupRows(g);
+    placeRow(row);
     int64_t step = 0;
-    int64_t at = lhsOffset(step);
     std::vector<double> &dst = b_[size_t(s_.lhs.tensor)];
     const ir::Tensor &out = k_.tensors[size_t(s_.lhs.tensor)];
-    if (s_.reduce == ir::ReduceOp::None) {
+    if (s_.reduce == ir::ReduceOp::None) { // block == 1
+      point_[size_t(plan_.lane)] = first_;
+      int64_t at = lhsOffset(step);
       if (!computeMask())
         return;
       const double *v = eval(root_);
@@ -232,15 +313,36 @@ private:
           dst[size_t(at + step * j)] = roundTo(out.type, v[j]);
       return;
     }
-    for (int64_t j = 0; j < lanes_; ++j)
-      acc_[size_t(j)] = s_.accumulates ? dst[size_t(at + step * j)] : ir::reduceIdentity(s_.reduce);
+    // The rows differ in the last outer index only: `along` of the first, plus i.
+    int along = plan_.outer.empty() ? -1 : plan_.outer.back();
+    int64_t base = along < 0 ? 0 : point_[size_t(along)];
+    auto place = [&](int64_t i) {
+      if (along >= 0)
+        point_[size_t(along)] = base + i;
+      point_[size_t(plan_.lane)] = first_;
+    };
+    std::vector<int64_t> at(size_t(count), 0);
+    for (int64_t i = 0; i < count; ++i) {
+      place(i);
+      at[size_t(i)] = lhsOffset(step);
+      double *acc = &acc_[size_t(i * kRowLength)];
+      for (int64_t j = 0; j < lanes_; ++j)
+        acc[j] =
+            s_.accumulates ? dst[size_t(at[size_t(i)] + step * j)] : ir::reduceIdentity(s_.reduce);
+    }
+    inSteps_ = true;
     forEachReduction([&] {
-      if (!computeMask())
-        return;
-      accumulate(eval(root_), acc_.data(), false);
+      ++step_;
+      for (int64_t i = 0; i < count; ++i) {
+        place(i);
+        if (computeMask())
+          accumulateRoot(&acc_[size_t(i * kRowLength)]);
+      }
     });
-    for (int64_t j = 0; j < lanes_; ++j)
-      dst[size_t(at + step * j)] = roundTo(out.type, acc_[size_t(j)]);
+    inSteps_ = false;
+    for (int64_t i = 0; i < count; ++i)
+      for (int64_t j = 0; j < lanes_; ++j)
+        dst[size_t(at[size_t(i)] + step * j)] = roundTo(out.type, acc_[size_t(i * kRowLength + j)]);
   }
 
   void reduceRow(int64_t r) {
@@ -260,6 +362,19 @@ private:
       }
     });
     dst[at] = roundTo(k_.tensors[size_t(s_.lhs.tensor)].type, acc);
+  }
+
+  // accumulate(eval(root_), acc, false); a float sum of a float +, -, *, / (a GEMM's) adds
+  // each product as it is computed, without a row of products in between.
+  void accumulateRoot(double *acc) {
+    ir::ElemType type = k_.tensors[size_t(s_.lhs.tensor)].type;
+    if (!allActive_ || s_.reduce != ir::ReduceOp::Sum || !ir::isFloat(type) || root_.uniform ||
+        !floatArithmetic(*root_.expr))
+      return accumulate(eval(root_), acc, false);
+    for (auto &a : root_.args)
+      eval(a);
+    floatArithmeticRow(
+        root_, [acc](int64_t j, double v) { acc[j] += v; }, lanes_);
   }
 
   // One reduction step per active lane, into acc[j] (or, with `serial`, lane after lane into
@@ -297,6 +412,8 @@ private:
 
   // The lanes where every guard holds; false when none does.
   bool computeMask() {
+    if (s_.guards.empty()) // mask_ holds ones from the constructor on
+      return lanes_ > 0;
     std::fill(mask_.begin(), mask_.begin() + lanes_, 1);
     allActive_ = true;
     for (const auto &g : s_.guards) {
@@ -323,10 +440,18 @@ private:
   }
 
   const double *eval(Node &n) {
+    if (n.groupInvariant && inSteps_) {
+      if (n.computedAt == step_)
+        return n.values;
+      n.computedAt = step_;
+    }
     const ir::Expr &e = *n.expr;
     if (n.uniform) {
       auto reader = [&](const ir::Access &a) { return readAt(k_, b_, a, point_); };
-      std::fill(n.row.begin(), n.row.begin() + lanes_, evalExpr(e, reader, &point_));
+      n.value = evalExpr(e, reader, &point_);
+      if (n.scalar)
+        return n.values = nullptr;
+      std::fill(n.row.begin(), n.row.begin() + lanes_, n.value);
       return n.values = n.row.data();
     }
     if (e.kind == ir::Expr::Kind::Read)
@@ -426,14 +551,9 @@ void RowRunner::computeNode(Node &n) {
     if (integer) {
       for (int64_t j = 0; j < lanes; ++j)
         r[j] = integerArith(e.kind, e.type, arg(0)[j], arg(1)[j]);
-    } else if (e.kind == K::Add) {
-      floatRow(e.type, arg(0), arg(1), r, lanes, [](double x, double y) { return x + y; });
-    } else if (e.kind == K::Sub) {
-      floatRow(e.type, arg(0), arg(1), r, lanes, [](double x, double y) { return x - y; });
-    } else if (e.kind == K::Mul) {
-      floatRow(e.type, arg(0), arg(1), r, lanes, [](double x, double y) { return x * y; });
     } else {
-      floatRow(e.type, arg(0), arg(1), r, lanes, [](double x, double y) { return x / y; });
+      floatArithmeticRow(
+          n, [r](int64_t j, double v) { r[j] = v; }, lanes);
     }
     return;
   case K::Call:
@@ -470,22 +590,23 @@ void RowRunner::computeNode(Node &n) {
   }
 }
 
-// Runs statement s over its rows on up to `threads` threads; `done(rows)` reports progress
+// Runs statement s over its rows on up to `threads` threads; `done(groups)` reports progress
 // from the calling thread.
 void runStatementRows(const ir::Kernel &k, const ir::Statement &s, const Plan &plan, Buffers &b,
                       unsigned threads, const std::function<void(int64_t)> &done) {
   // A thread costs ~50 us to start: only worth it past ~10^5 points.
   if (s.pointCount() < 100000)
     threads = 1;
-  threads = unsigned(std::min<int64_t>(threads, plan.rows));
+  threads = unsigned(std::min<int64_t>(threads, plan.groups));
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < threads; ++t)
     workers.emplace_back([&, t] {
-      RowRunner(k, s, plan, b).runRows(plan.rows * t / threads, plan.rows * (t + 1) / threads, {});
+      RowRunner(k, s, plan, b)
+          .runGroups(plan.groups * t / threads, plan.groups * (t + 1) / threads, {});
     });
-  RowRunner(k, s, plan, b).runRows(0, plan.rows / std::max(threads, 1u), [&](int64_t rows) {
+  RowRunner(k, s, plan, b).runGroups(0, plan.groups / std::max(threads, 1u), [&](int64_t groups) {
     if (done)
-      done(rows * std::max(threads, 1u));
+      done(groups * std::max(threads, 1u));
   });
   for (auto &w : workers)
     w.join();
@@ -509,13 +630,13 @@ void runRows(const ir::Kernel &k, Buffers &b, unsigned threads, const RowProgres
     if (!plan) {
       runStatement(k, i, b);
     } else {
-      runStatementRows(k, s, *plan, b, threads, [&](int64_t rows) {
+      runStatementRows(k, s, *plan, b, threads, [&](int64_t groups) {
         auto now = std::chrono::steady_clock::now();
         if (!progress || now - lastReport < std::chrono::milliseconds(100))
           return;
         lastReport = now;
         double share =
-            double(std::min(rows, plan->rows)) / double(std::max<int64_t>(plan->rows, 1));
+            double(std::min(groups, plan->groups)) / double(std::max<int64_t>(plan->groups, 1));
         progress(std::min(1.0, (before + share * double(s.pointCount())) / std::max(total, 1.0)));
       });
     }

@@ -259,8 +259,8 @@ TEST(RunCli, TensorsBeyondAnAcceleratorsDramAreRefusedFirst) {
 }
 
 // Through a pipe, each instance's result is on stdout as soon as it is known: a CI log shows it
-// while the next instance runs. The second instance here runs for minutes in the interpreter;
-// the command is killed after 4 s, so whatever stdio still buffered would be lost.
+// while the next instance runs. The second instance here runs for minutes in the point
+// interpreter; the command is killed after 4 s, so whatever stdio still buffered would be lost.
 TEST(RunCli, StdoutIsLineBufferedThroughAPipe) {
   std::string file = test::tempFile("run-cli", "pipe.isam",
                                     "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> "
@@ -269,8 +269,8 @@ TEST(RunCli, StdoutIsLineBufferedThroughAPipe) {
                                     "}\n"
                                     "instance a_small = gemm<3, 4, 5>;\n"
                                     "instance b_huge = gemm<2000, 2000, 2000>;\n");
-  auto r =
-      test::run("(timeout -s KILL 4 " + kIsamap + " run " + file + " --interpret; true) | cat");
+  auto r = test::run("(timeout -s KILL 4 " + kIsamap + " run " + file +
+                     " --interpret --reference points; true) | cat");
   EXPECT_NE(r.out.find("a_small: interpreted"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("b_huge: interpreted"), std::string::npos) << r.out;
 }
