@@ -68,7 +68,7 @@ bool orderInvisible(const ir::Statement &s) {
 struct Plan {
   int lane = -1;               // the index that varies along a row
   bool reduceLanes = false;    // the lane index is the innermost reduction index
-  std::vector<int> outer;      // indices fixed per row, outermost first (written indices)
+  std::vector<int> outer;      // written indices fixed per row; a group's index last
   std::vector<int> reductions; // reduction indices looped inside a row, in order
   int64_t chunks = 0;          // rows per outer point (write lanes) or chunks per row
   int64_t rows = 0;
@@ -107,8 +107,27 @@ std::optional<Plan> planRows(const ir::Statement &s) {
   p.rows = p.reduceLanes ? 1 : p.chunks;
   for (int i : p.outer)
     p.rows *= extent(i);
+  bool grouped = !p.reduceLanes && !p.reductions.empty() && s.reduce != ir::ReduceOp::None;
+  if (grouped) {
+    // Group along the longest written index that a row read does not depend on (m of a GEMM,
+    // the batch of an LSTM's projection: their weights are read once for the group), moved
+    // last so that a group's rows are consecutive.
+    int pick = -1;
+    for (int i : p.outer) {
+      bool shared = false;
+      forEachRead(s.rhs, [&](const ir::Access &a) {
+        shared = shared || (dependsOn(a, p.lane) && !dependsOn(a, i));
+      });
+      if (shared && (pick < 0 || extent(i) > extent(pick)))
+        pick = i;
+    }
+    if (pick >= 0) {
+      p.outer.erase(std::find(p.outer.begin(), p.outer.end(), pick));
+      p.outer.push_back(pick);
+    }
+  }
   int64_t along = p.outer.empty() ? 1 : extent(p.outer.back());
-  if (!p.reduceLanes && !p.reductions.empty() && s.reduce != ir::ReduceOp::None)
+  if (grouped)
     p.block = std::clamp<int64_t>(along, 1, kBlockRows);
   p.groups = p.rows == 0 ? 0
                          : p.rows / (along * (p.reduceLanes ? 1 : p.chunks)) *

@@ -101,14 +101,18 @@ TEST(RowInterpreter, LanesOverAWrittenIndexAndARowLongerThanOne) {
 
 TEST(RowInterpreter, GroupsOfRowsShareTheReductionLoop) {
   // Rows run in groups of 16 along m that share the k loop (37 = 16 + 16 + 5, also behind a
-  // batch index), each product added as it is computed (uniform * row, row - uniform, both
-  // rounded to f16 or bf16), and a guard that turns the fused addition off for some rows.
+  // batch index, and in front of one), each product added as it is computed (uniform * row, row -
+  // uniform, both rounded to f16 or bf16), and a guard that turns the fused addition off for some
+  // rows.
   expectRowsAgree("kernel g<Bt, M, N, K>(A: f16[Bt, M, K], B: f16[Bt, K, N]) -> "
-                  "(C: f16[Bt, M, N], D: bf16[Bt, M, N], E: f32[Bt, M, N], F: f64[M, N]) {\n"
+                  "(C: f16[Bt, M, N], D: bf16[Bt, M, N], E: f32[Bt, M, N], F: f64[M, N],\n"
+                  "    L: f32[M, Bt, N]) {\n"
                   "  C[b, m, n] += A[b, m, k] * B[b, k, n];\n"
                   "  D[b, m, n] += bf16((B[b, k, n] - A[b, m, k]) / 3.0);\n"
                   "  E[b, m, n] += f32(A[b, m, k] * B[b, k, n]) where k <= m;\n"
                   "  F[m, n] += f64(A[0, m, k]) * 0.5 + f64(B[0, k, n]);\n"
+                  // Grouped along m, not along the innermost written index b.
+                  "  L[m, b, n] += f32(A[b, m, k]) * f32(B[b, k, n]);\n"
                   "}\n"
                   "instance t = g<2, 37, 1100, 9>;\n"
                   "instance one_row = g<1, 1, 1030, 3>;\n");
