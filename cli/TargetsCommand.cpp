@@ -11,11 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace isam::cli {
 

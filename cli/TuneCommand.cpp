@@ -10,7 +10,6 @@
 #include "source/Quantities.h"
 
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -129,9 +129,9 @@ std::optional<Plan> planRows(const ir::Statement &s) {
   int64_t along = p.outer.empty() ? 1 : extent(p.outer.back());
   if (grouped)
     p.block = std::clamp<int64_t>(along, 1, kBlockRows);
-  p.groups = p.rows == 0 ? 0
-                         : p.rows / (along * (p.reduceLanes ? 1 : p.chunks)) *
-                               ((along + p.block - 1) / p.block) * (p.reduceLanes ? 1 : p.chunks);
+  int64_t chunks = p.reduceLanes ? 1 : p.chunks; // of the row numbering
+  p.groups =
+      p.rows == 0 ? 0 : p.rows / (along * chunks) * ((along + p.block - 1) / p.block) * chunks;
   return p;
 }
 
@@ -227,7 +227,8 @@ public:
       : k_(k), s_(s), plan_(plan), b_(b), point_(s.indices.size(), 0),
         root_(buildNode(s.rhs, plan.lane,
                         plan.block > 1 && !plan.outer.empty() ? plan.outer.back() : -1)),
-        acc_(size_t(kRowLength * plan.block)), mask_(size_t(kRowLength), 1) {
+        acc_(size_t(kRowLength * plan.block)), at_(size_t(plan.block)),
+        mask_(size_t(kRowLength), 1) {
     for (const auto &t : k.tensors)
       strides_.push_back(t.strides());
   }
@@ -249,6 +250,7 @@ private:
   Point point_;
   Node root_;
   std::vector<double> acc_;
+  std::vector<int64_t> at_; // where each row of a group starts in the written tensor
   std::vector<char> mask_;
   bool allActive_ = true;                     // every lane of mask_ is set
   std::vector<std::vector<int64_t>> strides_; // per tensor
@@ -340,7 +342,7 @@ private:
         point_[size_t(along)] = base + i;
       point_[size_t(plan_.lane)] = first_;
     };
-    std::vector<int64_t> at(size_t(count), 0);
+    std::vector<int64_t> &at = at_;
     for (int64_t i = 0; i < count; ++i) {
       place(i);
       at[size_t(i)] = lhsOffset(step);

@@ -5,7 +5,6 @@
 #include "source/Quantities.h"
 
 #include <cmath>
-#include <iomanip>
 #include <sstream>
 
 namespace isam::schedule {
@@ -261,8 +260,8 @@ std::string searchText(const SearchReport &search) {
     return searchText(plain) + "; the model corrected by " + std::to_string(search.correctedBy) +
            " measurements of this machine";
   }
-  std::string out = "search: " + search.strategy + ", " + std::to_string(search.mappings) +
-                    (search.mappings == 1 ? " mapping, " : " mappings, ");
+  std::string out =
+      "search: " + search.strategy + ", " + countOf(int64_t(search.mappings), "mapping") + ", ";
   if (search.covered)
     return out + "all " + formatNumber(search.spaceSize) + " candidate schedules costed";
   out += formatCount(int64_t(search.evaluated)) + " of " + formatNumber(search.spaceSize) +
