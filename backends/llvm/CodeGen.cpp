@@ -129,6 +129,9 @@ struct StageCopy {
   // out: the buffer holds a partial reduction, combined onto the holder's values rather than
   // stored over them.
   bool onto = false;
+  // in: bytes from each source vector to the line the copy prefetches (0: none; a pack's
+  // rows ahead, Node::prefetchRows).
+  int64_t prefetchBytes = 0;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -1371,6 +1374,12 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
             ? computeStageValue(copy, v_.load(sp, copy.outerType, width, srcStride, active), width)
         : copy.in ? v_.load(sp, copy.type, width, srcStride, active)
                   : v_.load(dp, copy.type, width, 1, inBuffer);
+    if (copy.in && !copy.fill && copy.prefetchBytes) {
+      // read, locality 2 (into the second level), data cache; no fault past the tensor's end
+      Value *at = b_.CreateGEP(b_.getInt8Ty(), sp, c64(copy.prefetchBytes));
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
+                         {at, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    }
     if (copy.onto)
       x = v_.combine(s_->reduce, v_.load(sp, copy.type, width, srcStride, active), x);
     if (copy.in)
@@ -1500,6 +1509,9 @@ void Generator::emitStage(const Node &n, State &st) {
   // float additions over K = 500000 made errors 20 times the library's.
   bool partial = result && partialSums_ && buf.lanes == 0 && !(known && known->isOne());
   copy.first = initFolded_ ? first : nullptr;
+  if (n.prefetchRows > 0 && outer.strides.size() >= 2)
+    copy.prefetchBytes =
+        n.prefetchRows * outer.strides[outer.strides.size() - 2] * ir::elemTypeBytes(outer.type);
   copy.fillValue = initFolded_ ? identity_ : 0.0;
   auto copyIn = [&](bool fill) {
     copy.fill = fill;

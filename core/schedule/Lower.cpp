@@ -56,6 +56,7 @@ struct Lowerer {
       Node stage;
       stage.kind = Node::Kind::Stage;
       stage.buffer = int(b);
+      stage.prefetchRows = packPrefetchRows(kernel, target, c, out.buffers[b]);
       stage.body.push_back(std::move(inner));
       inner = std::move(stage);
     }
@@ -180,7 +181,9 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
         << target.instructions[size_t(c.finisher)].name << " after\n";
     else
       o << " via " << stagingText(p.staging[b.level], target)
-        << (p.output ? ", written back after" : "") << "\n";
+        << (p.output ? ", written back after" : "")
+        << (n.prefetchRows ? ", prefetching " + countOf(n.prefetchRows, "row") + " ahead" : "")
+        << "\n";
     for (const auto &x : n.body)
       printNode(o, x, ss, kernel, target, depth + 1);
     return;

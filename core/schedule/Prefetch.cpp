@@ -77,4 +77,40 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
   return out;
 }
 
+int64_t packPrefetchRows(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
+                         const Buffer &buffer) {
+  const OperandPlacement &p = c.operands[size_t(buffer.operand)];
+  size_t level = size_t(buffer.level);
+  if (p.output || p.tensor < 0 || buffer.lanes > 0 || level >= p.staging.size() ||
+      c.levels[0].memory < 0 || c.levels[level].memory < 0 || c.levels[level].registers)
+    return 0;
+  Staging::Kind kind = p.staging[level].kind;
+  if (kind != Staging::Kind::Pack && kind != Staging::Kind::PackThenCopy &&
+      kind != Staging::Kind::PackThenMove)
+    return 0;
+  for (size_t l = 0; l < level; ++l)
+    if (p.staged[l])
+      return 0; // copied from an outer buffer, not from the tensor
+  const hw::Memory &home = target.memories[size_t(c.levels[0].memory)];
+  int64_t line = target.memories[size_t(c.levels[level].memory)].lineBytes;
+  const std::vector<int64_t> &shape = buffer.shape;
+  if (home.misses == 0 || home.latencyCycles <= 0 || line <= 0 || shape.size() < 2)
+    return 0;
+  // A tensor the innermost cache holds whole is read from there after its first visit.
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  size_t nl = c.levels.size();
+  const Level &inner = c.levels[c.levels[nl - 1].registers && nl >= 2 ? nl - 2 : nl - 1];
+  if (!inner.registers &&
+      t.elementCount() * ir::elemTypeBytes(t.type) <= int64_t(inner.capacityBytes))
+    return 0;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < shape.size(); ++d)
+    rows *= shape[d];
+  int64_t runBytes = shape.back() * ir::elemTypeBytes(t.type);
+  if (rows < 2 || runBytes >= kMaxPrefetchedRunBytes)
+    return 0;
+  int64_t runLines = (runBytes + line - 1) / line;
+  return (int64_t(home.misses) + runLines - 1) / runLines;
+}
+
 } // namespace isam::schedule

@@ -185,6 +185,10 @@ struct Node {
   std::vector<Prefetch> prefetches;
   // Stage: the buffer filled from the operand's next outer holder (written back if a result).
   int buffer = -1;
+  // Stage: a pack from the tensor prefetches the element this many rows further on along the
+  // tensor's next-to-innermost dimension as it copies each line (schedule/Prefetch.h); 0: none.
+  // Only native code acts on it.
+  int64_t prefetchRows = 0;
   // Init: the reduction whose identity the written region starts from.
   ir::ReduceOp init = ir::ReduceOp::Sum;
 };

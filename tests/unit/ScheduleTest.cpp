@@ -666,6 +666,63 @@ TEST(SchedulePrefetch, NothingIsPrefetchedThatIsReusedStreamedOrPastTheEnd) {
       schedule::prefetches(tn.loaded.kernels.front(), *tn.loaded.target, c, size_t(kv)).empty());
 }
 
+// Every stage of a schedule IR whose pack prefetches rows ahead.
+void collectPrefetchingStages(const schedule::Node &n, std::vector<const schedule::Node *> &out) {
+  if (n.kind == schedule::Node::Kind::Stage && n.prefetchRows > 0)
+    out.push_back(&n);
+  for (const auto &x : n.body)
+    collectPrefetchingStages(x, out);
+}
+
+TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
+  // 32 x 4608 x 1536: B is packed for its few rows of A in tiles of short rows (1 KiB or less)
+  // far apart, which the prefetchers do not follow; the pack keeps DRAM's `misses` lines in
+  // flight by prefetching whole rows ahead.
+  Scheduled s = scheduleOne(kGemm + "instance g = gemm<32, 4608, 1536>;\n", "g");
+  ASSERT_FALSE(s.ks.statements.empty());
+  const schedule::StatementSchedule &ss = s.ks.statements.front();
+  std::vector<const schedule::Node *> stages;
+  collectPrefetchingStages(ss.root, stages);
+  ASSERT_EQ(stages.size(), 1u) << s.describe();
+  const schedule::Buffer &b = ss.buffers[size_t(stages[0]->buffer)];
+  const ir::Kernel &k = s.loaded.kernels.front();
+  const schedule::Config &c = ss.config;
+  EXPECT_EQ(k.tensors[size_t(c.operands[size_t(b.operand)].tensor)].name, "B");
+  ASSERT_EQ(b.shape.size(), 2u);
+  const hw::Target &t = *s.loaded.target;
+  int64_t runLines = (b.shape[1] * 4 + 63) / 64;
+  ASSERT_LT(b.shape[1] * 4, schedule::kMaxPrefetchedRunBytes) << s.describe();
+  int64_t misses = t.memories[size_t(c.levels[0].memory)].misses;
+  EXPECT_EQ(stages[0]->prefetchRows, (misses + runLines - 1) / runLines) << s.describe();
+  EXPECT_NE(s.describe().find("via pack, prefetching " + std::to_string(stages[0]->prefetchRows) +
+                              " rows ahead"),
+            std::string::npos)
+      << s.describe();
+
+  // Rows of 2 KiB or more the prefetchers follow; a register buffer and a result are never a
+  // pack; a home memory that states no misses has no latency to hide.
+  schedule::Buffer longRows = b;
+  longRows.shape[1] = schedule::kMaxPrefetchedRunBytes / 4;
+  EXPECT_EQ(schedule::packPrefetchRows(k, t, c, longRows), 0);
+  schedule::Buffer oneRow = b;
+  oneRow.shape[0] = 1;
+  EXPECT_EQ(schedule::packPrefetchRows(k, t, c, oneRow), 0);
+  for (const schedule::Buffer &other : ss.buffers) {
+    if (&other == &b)
+      continue;
+    EXPECT_EQ(schedule::packPrefetchRows(k, t, c, other), 0) << other.name;
+  }
+  // A tensor the innermost cache holds whole.
+  Scheduled small = scheduleOne(kGemm, "gemm_small");
+  ASSERT_FALSE(small.ks.statements.empty());
+  std::vector<const schedule::Node *> none;
+  collectPrefetchingStages(small.ks.statements.front().root, none);
+  EXPECT_TRUE(none.empty()) << small.describe();
+  hw::Target noMisses = t;
+  noMisses.memories[size_t(c.levels[0].memory)].misses = 0;
+  EXPECT_EQ(schedule::packPrefetchRows(k, noMisses, c, b), 0);
+}
+
 TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
   // MobileNet's 7 x 7 pointwise GEMM: f on the lanes (fma16 and fma16_mem, which bind alike)
   // and k across them filled the three mappings searched; h*w on the lanes (49 columns, 77% of
