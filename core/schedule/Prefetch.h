@@ -39,9 +39,10 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
 // A pack copies its tile row by row; where the rows are short runs far apart (B's [k, n] tile of
 // a GEMM with few rows of A: 1 KiB of each of 384 rows, 18 KiB apart), the prefetchers do not
 // follow them and every row waits the memory's latency, so the copy, which the core runs between
-// its computations, goes at the latency's pace: 32 x 4608 x 1536 packed at ~8 GB/s and ran
-// 80 GFLOP/s on one core of this repository's x86 host, 106-111 GFLOP/s prefetching 32-64 lines
-// ahead, and the GRU cells' gate GEMMs 1.1-1.2x faster. Planned where the home memory states
+// its computations, goes at the latency's pace: 32 x 4608 x 1536 ran 70-80 GFLOP/s on one core
+// of this repository's x86 host (AMD Zen 5), 95-110 GFLOP/s prefetching 32-64 lines ahead; the
+// GRU cells' gate GEMMs (3-D weights) gained on two threads and lost ~15% on one, which is not
+// understood yet. Planned where the home memory states
 // `latency` and `misses`, the buffer is the operand's first copy (its pack from the tensor), an
 // input's larger than the innermost cache (which would hold it whole from one call to the next),
 // with more than one row, in runs shorter than kMaxPrefetchedRunBytes: the rows ahead
