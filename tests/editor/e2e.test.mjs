@@ -195,17 +195,19 @@ test('isamap extension in code-server', { timeout: 360_000 }, async (t) => {
 
     const editorLines = page.locator('.editor-group-container.active .monaco-editor .view-lines');
     const paletteInput = page.locator('.quick-input-widget input');
+    // The palette closes when the focus moves under it (an editor or a webview that an earlier
+    // command reveals late), so opening it, typing and picking are retried as one.
     const runCommand = async (title) => {
-      await until(`the command palette to open for "${title}"`, async () => {
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      await until(`the command palette to run "${title}"`, async () => {
         await page.keyboard.press('Escape');
         await page.keyboard.press('F1');
         await paletteInput.waitFor({ state: 'visible', timeout: 3000 });
+        await paletteInput.fill(`>${title}`, { timeout: 3000 });
+        await row.waitFor({ state: 'visible', timeout: 10_000 });
+        await row.click({ timeout: 3000 });
         return true;
-      }, 30_000, 500);
-      await paletteInput.fill(`>${title}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-      await row.waitFor({ state: 'visible', timeout: 30_000 });
-      await row.click();
+      }, 90_000, 500);
     };
     const gotoLine = async (line) => {
       await page.keyboard.press('Control+g');
