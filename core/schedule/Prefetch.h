@@ -42,11 +42,11 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
 // its computations, goes at the latency's pace: 32 x 4608 x 1536 ran 70-80 GFLOP/s on one core
 // of this repository's x86 host (AMD Zen 5), 95-110 GFLOP/s prefetching 32-64 lines ahead; the
 // GRU cells' gate GEMMs (3-D weights) gained on two threads and lost ~15% on one, which is not
-// understood yet. Planned where the home memory states
-// `latency` and `misses`, the buffer is the operand's first copy (its pack from the tensor), an
-// input's larger than the innermost cache (which would hold it whole from one call to the next),
-// with more than one row, in runs shorter than kMaxPrefetchedRunBytes: the rows ahead
-// that keep `misses` lines in flight, as packSourceCycles charges the pack.
+// understood yet. Planned where the home memory states `latency` and `misses`, the buffer is
+// the operand's first copy (its pack from the tensor), an input's larger than the innermost
+// cache (which would hold it whole from one call to the next), with more than one row, in runs
+// shorter than kMaxPrefetchedRunBytes: the rows ahead that keep `misses` lines in flight, as
+// packSourceCycles charges the pack.
 int64_t packPrefetchRows(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
                          const Buffer &buffer);
 
