@@ -41,7 +41,7 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
     const OperandPlacement &p = c.operands[o];
     if (p.output || p.tensor < 0 || p.computed ||
         std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end() ||
-        !touches(p.access, vi) || registerReads(c, p) != 1)
+        !touches(p.access, vi) || registerReads(c, p) > kMaxPrefetchedReads)
       continue;
     const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
     // Bytes between consecutive values of each dimension.
@@ -75,6 +75,21 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
     out.push_back(std::move(pf));
   }
   return out;
+}
+
+bool prefetchedInPlace(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
+                       size_t operand) {
+  size_t nl = c.levels.size();
+  if (nl < 2)
+    return false;
+  for (size_t v = 0; v < c.vindices.size(); ++v) {
+    if (!c.vindices[v].reduction || c.tiles[nl - 1][v] <= stepOf(c, nl - 1, v))
+      continue; // no loop at the register level (Lower emits none of one trip)
+    for (const Node::Prefetch &pf : prefetches(kernel, target, c, v))
+      if (pf.operand == int(operand))
+        return true;
+  }
+  return false;
 }
 
 int64_t packPrefetchRows(const ir::Kernel &kernel, const hw::Target &target, const Config &c,

@@ -1,6 +1,7 @@
 #include "schedule/Space.h"
 
 #include "schedule/Geometry.h"
+#include "schedule/Prefetch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -258,7 +259,8 @@ std::vector<int64_t> tileOptionsOf(const VirtualIndex &v) {
 } // namespace
 
 Space::Space(const ir::Kernel &kernel, const hw::Target &target,
-             const mapping::StatementMappings &mappings, int candidate, const Pins &pins) {
+             const mapping::StatementMappings &mappings, int candidate, const Pins &pins)
+    : kernel_(kernel), target_(target) {
   const mapping::Candidate &c = mappings.candidates[candidate];
   const ir::Statement &s = kernel.statements[mappings.index];
   const hw::Instruction &instr = target.instructions[size_t(c.instruction)];
@@ -520,12 +522,28 @@ double Space::size() const {
 // runs) 2.2x slower, B of 32 x 7680 x 2560 (3 reads) 1.4x slower, W of a GRU (4 reads of 64-byte
 // runs) 1.6x slower. Where each row's run is four lines or more, a few reads cost less than the
 // copy: an LSTM's W (16 x 2048 x 512, 2 reads of 256-byte runs) ran 1.2x faster in place.
+// Those figures predate the register level's prefetches: an input that the register tiles read
+// up to kMaxPrefetchedReads times and prefetch (`mayReadInPlace`) is read in place too, its first
+// read prefetched from the memory and the next ones finding its lines in the cache.
 static int64_t maxReadsInPlace(const Config &c, int innerV, int64_t innerExtent,
                                int64_t longRunElements) {
   if (innerV < 0 || longRunElements <= 0)
     return 1;
   int64_t run = std::min(c.tiles.back()[size_t(innerV)], innerExtent);
   return run >= longRunElements ? 4 : 1;
+}
+
+bool Space::mayReadInPlace(const Config &c, const PackOption &option) const {
+  int64_t reads = registerReads(c, c.operands[option.operand]);
+  if (reads <= maxReadsInPlace(c, option.innerV, option.innerExtent, option.longRunElements))
+    return true;
+  if (reads > kMaxPrefetchedReads)
+    return false;
+  Config inPlace = c;
+  OperandPlacement &p = inPlace.operands[option.operand];
+  p.staged[size_t(option.from)] = false;
+  p.staging[size_t(option.from)] = {};
+  return prefetchedInPlace(kernel_, target_, inPlace, option.operand);
 }
 
 Config Space::decode(const std::vector<size_t> &point) const {
@@ -560,10 +578,7 @@ Config Space::decode(const std::vector<size_t> &point) const {
     const PackOption &option = packOptions_[j];
     int to = option.levels[point[base + nl + 1 + j] % option.levels.size()];
     OperandPlacement &p = c.operands[option.operand];
-    if (to == option.from ||
-        (to == kNoPack && option.boundedInPlace &&
-         registerReads(c, p) >
-             maxReadsInPlace(c, option.innerV, option.innerExtent, option.longRunElements)))
+    if (to == option.from || (to == kNoPack && option.boundedInPlace && !mayReadInPlace(c, option)))
       continue;
     if (option.from != kNoPack) {
       p.staged[size_t(option.from)] = false;

@@ -628,8 +628,8 @@ TEST(SchedulePrefetch, NothingIsPrefetchedThatIsReusedStreamedOrPastTheEnd) {
   EXPECT_TRUE(prefetchingLoops(shortK).empty()) << shortK.describe();
 
   // The TN GEMM again, read in runs of its L2 tile's columns; then with whole rows; then with
-  // a register tile of 8 of its 16 columns: A is read twice, the second read finding the
-  // first one's lines.
+  // register tiles of 8 and of 3 of its 16 columns: A is read twice, prefetched for the first
+  // read, or six times, more than kMaxPrefetchedReads, which its pack would serve better.
   Scheduled tn =
       scheduleOne("kernel tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
                   "  C[m, n] += A[k, m] * B[k, n];\n}\ninstance t = tn<512, 16, 500000>;\n",
@@ -662,8 +662,41 @@ TEST(SchedulePrefetch, NothingIsPrefetchedThatIsReusedStreamedOrPastTheEnd) {
   int nv = vindexOf(c, "n");
   ASSERT_GE(nv, 0);
   c.tiles.back()[size_t(nv)] = 8;
+  EXPECT_FALSE(
+      schedule::prefetches(tn.loaded.kernels.front(), *tn.loaded.target, c, size_t(kv)).empty());
+  c.tiles.back()[size_t(nv)] = 3;
+  ASSERT_GT(schedule::registerReads(c, *a), schedule::kMaxPrefetchedReads);
   EXPECT_TRUE(
       schedule::prefetches(tn.loaded.kernels.front(), *tn.loaded.target, c, size_t(kv)).empty());
+}
+
+TEST(SchedulePrefetch, AnInputReadAFewTimesFarApartIsPrefetchedInPlaceRatherThanPacked) {
+  // 35 x 8457 x 1760: B's rows are 33 KiB apart and walked by k, but each register tile of m
+  // reads a 128-byte run of them, B is read three times, and the copy would cost more than the
+  // reads it spares: B is read in place, its first read prefetched from DRAM (1.4x faster than
+  // packed on this repository's x86 host).
+  Scheduled s = scheduleOne(kGemm + "instance g = gemm<35, 8457, 1760>;\n", "g");
+  ASSERT_FALSE(s.ks.statements.empty());
+  const schedule::Config &c = s.config();
+  ASSERT_GE(c.mapping, 0) << s.describe();
+  const ir::Kernel &k = s.loaded.kernels.front();
+  size_t b = 0;
+  while (b < c.operands.size() &&
+         (c.operands[b].tensor < 0 || k.tensors[size_t(c.operands[b].tensor)].name != "B"))
+    ++b;
+  ASSERT_LT(b, c.operands.size());
+  const schedule::OperandPlacement &pb = c.operands[b];
+  EXPECT_EQ(std::count(pb.staged.begin(), pb.staged.end(), true), 0) << s.describe();
+  EXPECT_GT(schedule::registerReads(c, pb), 1) << s.describe();
+  EXPECT_LE(schedule::registerReads(c, pb), schedule::kMaxPrefetchedReads) << s.describe();
+  EXPECT_TRUE(schedule::prefetchedInPlace(k, *s.loaded.target, c, b)) << s.describe();
+  EXPECT_NE(s.describe().find("prefetch B[k, n] at k + "), std::string::npos) << s.describe();
+  // A register tile of one row of A reads B 35 times: then nothing prefetches it.
+  schedule::Config oneRow = c;
+  int mv = vindexOf(c, "m");
+  ASSERT_GE(mv, 0);
+  oneRow.tiles.back()[size_t(mv)] = 1;
+  EXPECT_FALSE(schedule::prefetchedInPlace(k, *s.loaded.target, oneRow, b));
 }
 
 // Every stage of a schedule IR whose pack prefetches rows ahead.
@@ -675,10 +708,10 @@ void collectPrefetchingStages(const schedule::Node &n, std::vector<const schedul
 }
 
 TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
-  // 32 x 4608 x 1536: B is packed for its few rows of A in tiles of short rows (1 KiB or less)
-  // far apart, which the prefetchers do not follow; the pack keeps DRAM's `misses` lines in
-  // flight by prefetching whole rows ahead.
-  Scheduled s = scheduleOne(kGemm + "instance g = gemm<32, 4608, 1536>;\n", "g");
+  // 96 x 4608 x 1536: B is packed for its rows of A (more register tiles of m than read in
+  // place pays for) in tiles of short rows (1 KiB or less) far apart, which the prefetchers do
+  // not follow; the pack keeps DRAM's `misses` lines in flight by prefetching whole rows ahead.
+  Scheduled s = scheduleOne(kGemm + "instance g = gemm<96, 4608, 1536>;\n", "g");
   ASSERT_FALSE(s.ks.statements.empty());
   const schedule::StatementSchedule &ss = s.ks.statements.front();
   std::vector<const schedule::Node *> stages;
