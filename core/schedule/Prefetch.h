@@ -8,16 +8,16 @@
 // the tile reads when it next comes by along the reduction, as library kernels do. A prefetch
 // costs an instruction per line, so it is planned only where nothing else brings the lines in
 // early: the input is read in place (no staged buffer), at most kMaxPrefetchedReads times by
-// the register tiles (`registerReads`: the first read fetches the lines, the next ones find them
-// in the cache and their prefetches cost an instruction each), from a memory that states its
-// `latency` and `misses` (one a prefetcher must hide), its address moves by a line or more per step
-// of the loop, and the register tiles read it in runs shorter than `kMaxPrefetchedRunBytes`
-// (`readRuns`: along each row before the reduction moves on). Longer runs the prefetchers follow
-// themselves, and a prefetch only takes issue slots: TN GEMMs reading runs of 1 KiB ran 1.05x (2560
-// x 16 x 2560) and 1.8-2x (512 x 16 x 500000) faster with it, runs of 2 and 4 KiB 5-10% slower.
-// Read a few times, B of a GEMM with few rows of A (35 x 8457 x 1760: 3 reads of 128-byte runs)
-// ran 1.4x faster read in place and prefetched than packed (Space's mayReadInPlace then leaves the
-// pack out).
+// the register tiles (`registerReads`: the first read fetches the lines, the next ones find
+// them in the cache and their prefetches cost an instruction each), from a memory that states
+// its `latency` and `misses` (one a prefetcher must hide), its address moves by a line or more
+// per step of the loop, and the register tiles read it in runs shorter than
+// `kMaxPrefetchedRunBytes` (`readRuns`: along each row before the reduction moves on). Longer
+// runs the prefetchers follow themselves, and a prefetch only takes issue slots: TN GEMMs
+// reading runs of 1 KiB ran 1.05x (2560 x 16 x 2560) and 1.8-2x (512 x 16 x 500000) faster
+// with it, runs of 2 and 4 KiB 5-10% slower. Read a few times, B of a GEMM with few rows of A
+// (35 x 8457 x 1760: 3 reads of 128-byte runs) ran 1.4x faster in place and prefetched than
+// packed (Space's mayReadInPlace then leaves the pack out).
 //
 // Contract: a pure function of a valid Config and its target. The distance covers the memory's
 // latency at the instruction's issue rate and is a whole number of register tiles of the
