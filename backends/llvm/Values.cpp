@@ -187,6 +187,29 @@ void Values::store(Value *value, Value *ptr, ir::ElemType t, unsigned lanes, int
   b_.CreateMaskedScatter(v, lanePointers(ptr, st, lanes, stride), align, mask(lanes, active));
 }
 
+std::vector<Value *> Values::transpose(std::vector<Value *> rows) {
+  int n = int(rows.size());
+  for (int h = n / 2; h >= 1; h /= 2) {
+    // Rows i and i + h (i without bit h) trade blocks of h lanes: lane j of the first takes the
+    // second's lane j - h where j has bit h, and the second takes the first's lane j + h where
+    // j has not.
+    llvm::SmallVector<int, 64> low(size_t(n), 0), high(size_t(n), 0);
+    for (int j = 0; j < n; ++j) {
+      bool upper = j & h;
+      low[size_t(j)] = upper ? n + j - h : j;
+      high[size_t(j)] = upper ? n + j : j + h;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (i & h)
+        continue;
+      Value *a = rows[size_t(i)], *b = rows[size_t(i + h)];
+      rows[size_t(i)] = b_.CreateShuffleVector(a, b, low);
+      rows[size_t(i + h)] = b_.CreateShuffleVector(a, b, high);
+    }
+  }
+  return rows;
+}
+
 Value *Values::constant(double v, ir::ElemType t, unsigned lanes) {
   Value *c = nullptr;
   if (isInteger(t)) {

@@ -42,6 +42,10 @@ public:
 
   // A constant (or splat) in the compute type of t.
   llvm::Value *constant(double v, ir::ElemType t, unsigned lanes);
+  // The transpose of a square matrix held as rows: rows.size() vectors of as many lanes, a power
+  // of two; result[j] lane i is rows[i] lane j. log2(n) rounds of two-input shuffles, each
+  // swapping the off-diagonal blocks of a pair of rows.
+  std::vector<llvm::Value *> transpose(std::vector<llvm::Value *> rows);
   // A value converted between compute types (same lane count).
   llvm::Value *convert(llvm::Value *v, ir::ElemType from, ir::ElemType to);
 

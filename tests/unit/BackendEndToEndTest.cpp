@@ -716,6 +716,40 @@ TEST(BackendEndToEnd, PrefetchedRowsMatchTheReference) {
     }
 }
 
+TEST(BackendEndToEnd, TransposedRegisterTilesMatchTheReference) {
+  // m on the lanes of C[m, n] (row-major): the accumulators' register tile is the transpose of
+  // C's rows, copied through square blocks transposed in registers. Odd sizes give partial blocks
+  // both ways (13 of 16 lanes, 9 of 12 columns), tiles of one column (a gather, not
+  // transposed), and sums over blocks of k added onto C. Column tiles that are not a multiple
+  // of the lanes leave m alone on the lanes.
+  struct Pinned {
+    const char *target, *instruction, *registers, *tileA, *tileB;
+  };
+  for (const Pinned &t : {Pinned{"host", "fma16", "ZMM", "m 32, n 12", "m 16, n 9"},
+                          Pinned{"x86_avx2", "fma8", "YMM", "m 16, n 6", "m 8, n 5"}}) {
+    auto kernel = [&](const std::string &name, const std::string &tile) {
+      return "kernel " + name + "<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n" +
+             "  C[m, n] += A[k, m] * B[k, n];\n  schedule { map " + t.instruction + "; tile " +
+             t.registers + ": " + tile + "; }\n}\n";
+    };
+    std::string source = kernel("tn_a", t.tileA) + kernel("tn_b", t.tileB) +
+                         "instance a = tn_a<77, 25, 1000>;\ninstance b = tn_b<45, 19, 333>;\n"
+                         "instance c = tn_b<250, 64, 129>;\n";
+    for (const char *instance : {"a", "b", "c"}) {
+      SCOPED_TRACE(std::string(instance) + " on " + t.target);
+      Compiled c;
+      ASSERT_NO_FATAL_FAILURE(compile(text(instance, source), c, t.target));
+      if (c.entry == nullptr)
+        continue; // skipped: this CPU cannot run the target
+      const schedule::Config &config = c.schedule.statements.at(0).config;
+      ASSERT_GE(config.mapping, 0) << c.describe();
+      EXPECT_NE(c.describe().find("(m x"), std::string::npos) << c.describe();
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 1));
+      ASSERT_NO_FATAL_FAILURE(runAndCompare(c, 3));
+    }
+  }
+}
+
 TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
   // A target whose instructions compute exp, log, tanh and sigmoid: the statements map onto
   // them, so the functions are evaluated on 8 lanes at once (5 active in the remainder), over
