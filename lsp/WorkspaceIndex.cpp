@@ -36,6 +36,19 @@ std::string stampOf(const std::string &path, const std::map<std::string, std::st
   return stamp.append(":").append(std::to_string(st.st_size));
 }
 
+// The stamp of a file whose text `read` was read from it earlier. A file written between that
+// read and now has a new stamp but other text than the entry was made from: the stamp is taken
+// before reading the file again, and kept only if that read still gives `read` (a later write
+// changes the stamp again, so the entry is never taken for current by mistake).
+std::string stampOf(const std::string &path, const std::string &read,
+                    const std::map<std::string, std::string> &overlays) {
+  std::string stamp = stampOf(path, overlays);
+  if (overlays.count(path) || stamp == "-")
+    return stamp;
+  std::optional<std::string> now = readTextFile(path);
+  return now && *now == read ? stamp : "changed";
+}
+
 } // namespace
 
 // The stamps of files now, each found once per use of the cache.
@@ -108,7 +121,7 @@ std::shared_ptr<IndexEntry> indexFile(const std::string &path, std::string text,
   std::vector<std::string> canonical;
   for (FileId f = 0; f < sources.fileCount(); ++f) {
     canonical.push_back(canonicalPath(sources.path(f)));
-    entry->stamps[canonical.back()] = stampOf(canonical.back(), overlays);
+    entry->stamps[canonical.back()] = stampOf(canonical.back(), sources.text(f), overlays);
   }
   const ast::File *main = session.mainFile();
   if (!main)

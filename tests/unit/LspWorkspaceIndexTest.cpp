@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace isam;
 using namespace isam::lsp;
@@ -111,6 +113,33 @@ TEST_F(LspWorkspaceIndex, FreshFollowsOpenDocumentsAndTheDisk) {
   EXPECT_FALSE(entryOf(index.fresh({}), path("b.isam")));
   // A stopped request gets what it has: nothing here.
   EXPECT_TRUE(index.fresh({}, [] { return true; }).empty());
+}
+
+// An entry read from a file that was written again while it was being made is not taken for
+// current: once the writes stop, fresh() answers with the file's last text.
+TEST_F(LspWorkspaceIndex, AFileWrittenWhileIndexedIsReadAgain) {
+  WorkspaceIndex index;
+  index.rescan(settings);
+  const int writes = 300;
+  std::atomic<bool> done = false;
+  std::thread writer([&] {
+    // Each text one line longer than the last, so that no two have the same size.
+    std::string comments;
+    for (int i = 0; i < writes; ++i) {
+      comments += "//\n";
+      write("b.isam", comments + kUser);
+    }
+    done = true;
+  });
+  while (!done)
+    index.fresh({});
+  writer.join();
+  const IndexEntry *b = entryOf(index.fresh({}), path("b.isam"));
+  ASSERT_TRUE(b);
+  ASSERT_FALSE(b->symbols.empty());
+  EXPECT_EQ(b->symbols[0].info.location.range.start.line, uint32_t(writes + 1));
+  // And read once: the entry is the same while the file does not change.
+  EXPECT_EQ(entryOf(index.fresh({}), path("b.isam")), b);
 }
 
 } // namespace
