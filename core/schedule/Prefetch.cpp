@@ -41,7 +41,7 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
     const OperandPlacement &p = c.operands[o];
     if (p.output || p.tensor < 0 || p.computed ||
         std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end() ||
-        !touches(p.access, vi) || registerReads(c, p) > kMaxPrefetchedReads)
+        !touches(p.access, vi) || registerReads(c, p) > kMaxPrefetchedFarReads)
       continue;
     const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
     // Bytes between consecutive values of each dimension.
@@ -57,7 +57,8 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
       for (auto [i, coef] : p.access.indices[d].terms)
         ascending = ascending && coef >= 0;
     }
-    if (!ascending || perValue * step < line ||
+    int64_t maxReads = perValue >= kPageBytes ? kMaxPrefetchedFarReads : kMaxPrefetchedReads;
+    if (!ascending || perValue * step < line || registerReads(c, p) > maxReads ||
         readRuns(kernel, c, p, home.streams).runBytes >= double(kMaxPrefetchedRunBytes))
       continue;
     std::vector<int64_t> extents = tileFootprint(s, p.access, c.vindices, oneStep);

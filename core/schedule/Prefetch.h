@@ -9,7 +9,8 @@
 // costs an instruction per line, so it is planned only where nothing else brings the lines in
 // early: the input is read in place (no staged buffer), at most kMaxPrefetchedReads times by
 // the register tiles (`registerReads`: the first read fetches the lines, the next ones find
-// them in the cache and their prefetches cost an instruction each), from a memory that states
+// them in the cache and their prefetches cost an instruction each; kMaxPrefetchedFarReads times
+// where its rows lie a page or more apart), from a memory that states
 // its `latency` and `misses` (one a prefetcher must hide), its address moves by a line or more
 // per step of the loop, and the register tiles read it in runs shorter than
 // `kMaxPrefetchedRunBytes` (`readRuns`: along each row before the reduction moves on). Longer
@@ -34,6 +35,12 @@ namespace isam::schedule {
 constexpr int64_t kMaxPrefetchLines = 4;
 constexpr int64_t kMaxPrefetchedRunBytes = 2048;
 constexpr int64_t kMaxPrefetchedReads = 4;
+// Rows a page or more apart are prefetched for up to kMaxPrefetchedFarReads reads: no
+// prefetcher follows them, and a register tile of 8 rows of A reads B 5 times in a GEMM with 35
+// rows (35 x 8457 x 2048: 1.35x faster on one core, 1.4-1.5x on two, than B packed; 35 x 1500 x
+// 2048 1.1x and 1.4x). Closer rows lose by it: 35 x 700 x 2048 (2800 bytes apart, B in L3
+// between calls) ran 1.25x slower prefetching its 5 reads.
+constexpr int64_t kMaxPrefetchedFarReads = 8;
 
 // The prefetches of the loop over virtual index v at the innermost level (empty when that loop
 // prefetches nothing).

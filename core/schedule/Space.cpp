@@ -523,7 +523,8 @@ double Space::size() const {
 // runs) 1.6x slower. Where each row's run is four lines or more, a few reads cost less than the
 // copy: an LSTM's W (16 x 2048 x 512, 2 reads of 256-byte runs) ran 1.2x faster in place.
 // Those figures predate the register level's prefetches: an input that the register tiles read
-// up to kMaxPrefetchedReads times and prefetch (`mayReadInPlace`) is read in place too, its first
+// up to kMaxPrefetchedReads times (kMaxPrefetchedFarReads a page apart) and prefetch
+// (`mayReadInPlace`) is read in place too, its first
 // read prefetched from the memory and the next ones finding its lines in the cache.
 static int64_t maxReadsInPlace(const Config &c, int innerV, int64_t innerExtent,
                                int64_t longRunElements) {
@@ -537,7 +538,7 @@ bool Space::mayReadInPlace(const Config &c, const PackOption &option) const {
   int64_t reads = registerReads(c, c.operands[option.operand]);
   if (reads <= maxReadsInPlace(c, option.innerV, option.innerExtent, option.longRunElements))
     return true;
-  if (reads > kMaxPrefetchedReads)
+  if (reads > kMaxPrefetchedFarReads)
     return false;
   Config inPlace = c;
   OperandPlacement &p = inPlace.operands[option.operand];

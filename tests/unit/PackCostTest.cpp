@@ -56,16 +56,17 @@ struct Gemm {
 };
 
 TEST(PackCost, RowsThatEvictEachOtherWaitForTheirRefetches) {
-  // TN 7680 x 128 x 2560 on x86_avx512 (L1 of 8 ways): A's rows lie 30 KiB apart, in two sets,
+  // TN 7680 x 256 x 2560 on x86_avx512 (L1 of 8 ways): A's rows lie 30 KiB apart, in two sets,
   // and the reduction walks them; each register tile reads 256 of them, and the tiles of 16
-  // columns read each element 8 times, too often for the register loop's prefetch (Prefetch.h).
+  // columns read each element 16 times, too often for the register loop's prefetch
+  // (Prefetch.h).
   // In place they are fetched again from L2 for every register tile that shares their lines,
   // one after another. Measured here (TN 7680 x 64 x 2560, not prefetched), in place ran at 0.44
   // of packed (~31 cycles per row); charged as bandwidth alone, in place would rate cheaper than
   // the pack, which costs a copy.
   Gemm g("kernel gemm_tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
          "  C[m, n] += A[k, m] * B[k, n];\n  schedule { map fma16; tile ZMM: n 16; }\n}\n"
-         "instance g = gemm_tn<7680, 128, 2560>;\n",
+         "instance g = gemm_tn<7680, 256, 2560>;\n",
          "x86_avx512");
   int a = g.operandOf("A");
   ASSERT_GE(a, 0);
