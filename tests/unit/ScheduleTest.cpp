@@ -142,6 +142,15 @@ int levelOf(const schedule::Config &c, const std::string &name) {
   return -1;
 }
 
+// The operand of c that reads or writes tensor `name` (c.operands.size(): none).
+size_t operandOf(const schedule::Config &c, const ir::Kernel &k, const std::string &name) {
+  size_t o = 0;
+  while (o < c.operands.size() &&
+         (c.operands[o].tensor < 0 || k.tensors[size_t(c.operands[o].tensor)].name != name))
+    ++o;
+  return o;
+}
+
 int vindexOf(const schedule::Config &c, const std::string &name) {
   for (size_t v = 0; v < c.vindices.size(); ++v)
     if (c.vindices[v].name == name)
@@ -680,10 +689,7 @@ TEST(SchedulePrefetch, AnInputReadAFewTimesFarApartIsPrefetchedInPlaceRatherThan
   const schedule::Config &c = s.config();
   ASSERT_GE(c.mapping, 0) << s.describe();
   const ir::Kernel &k = s.loaded.kernels.front();
-  size_t b = 0;
-  while (b < c.operands.size() &&
-         (c.operands[b].tensor < 0 || k.tensors[size_t(c.operands[b].tensor)].name != "B"))
-    ++b;
+  size_t b = operandOf(c, k, "B");
   ASSERT_LT(b, c.operands.size());
   const schedule::OperandPlacement &pb = c.operands[b];
   EXPECT_EQ(std::count(pb.staged.begin(), pb.staged.end(), true), 0) << s.describe();
@@ -711,10 +717,7 @@ TEST(SchedulePrefetch, RowsAPageApartArePrefetchedForMoreReadsThanCloserOnes) {
     schedule::Config c = s.config();
     ASSERT_GE(c.mapping, 0) << s.describe();
     const ir::Kernel &k = s.loaded.kernels.front();
-    size_t b = 0;
-    while (b < c.operands.size() &&
-           (c.operands[b].tensor < 0 || k.tensors[size_t(c.operands[b].tensor)].name != "B"))
-      ++b;
+    size_t b = operandOf(c, k, "B");
     ASSERT_LT(b, c.operands.size());
     schedule::OperandPlacement &pb = c.operands[b];
     std::fill(pb.staged.begin(), pb.staged.end(), false);
