@@ -3,7 +3,7 @@
 # (-DISAMAP_SANITIZE=ON, -O1 -g1: line tables are all a report's stack needs, and -g would add
 # a quarter to the build) and runs the unit, CLI, lit and fuzz-replay tests there but the
 # pictures' and two that limit memory (see below; extra arguments go to ctest, e.g. -R Parser).
-# About 20 minutes to build and 25 to test on 2 cores (measured on the CI machine).
+# About 21 minutes to build and 30 to test on 2 cores (a fresh clone on the CI machine).
 #
 # Every sanitizer report, from the test binaries and from every `isamap` they start, is written
 # to build-asan/sanitizer-reports/ rather than to standard error, so that a finding in a child
