@@ -41,7 +41,7 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
     const OperandPlacement &p = c.operands[o];
     if (p.output || p.tensor < 0 || p.computed ||
         std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end() ||
-        !touches(p.access, vi) || registerReads(c, p) > kMaxPrefetchedFarReads)
+        !touches(p.access, vi))
       continue;
     const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
     // Bytes between consecutive values of each dimension.
