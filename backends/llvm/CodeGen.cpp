@@ -132,6 +132,9 @@ struct StageCopy {
   // in: bytes from each source vector to the line the copy prefetches (0: none; a pack's
   // rows ahead, Node::prefetchRows).
   int64_t prefetchBytes = 0;
+  // in, a fill: the lines of the holder outside are prefetched for the write-back
+  // (Node::prefetchTile).
+  bool prefetchTile = false;
 };
 
 // The function being written: allocas and heap buffers go to its entry, frees before its return.
@@ -224,6 +227,7 @@ private:
                                               const IndexRanges &ranges) const;
   Value *insideBox(const std::vector<WriteBackGuard> &guards, const std::vector<Value *> &coord,
                    const State &st);
+  void prefetchTileLines(StageCopy &copy);
   std::pair<Value *, Value *> stagePointers(const StageCopy &copy,
                                             const std::vector<Value *> &coord);
   // The whole copy (its loops marked for LLVM: see loop), dimension by dimension from `k`.
@@ -1254,6 +1258,56 @@ std::pair<Value *, Value *> Generator::stagePointers(const StageCopy &copy,
                    b_.CreateInBoundsGEP(copy.storage, h.ptr, dst));
 }
 
+// The lines a register tile's write-back touches in the holder outside, fetched into the first
+// level for writing (Node::prefetchTile): along the holder's contiguous dimension a line apart
+// from the run's first element, and its last, at every point of the other dimensions. The
+// addresses are computed without `inbounds`: a tile may reach past the tensor's end.
+void Generator::prefetchTileLines(StageCopy &copy) {
+  const Holder &outer = copy.outer;
+  size_t nd = copy.coord.size();
+  std::vector<int64_t> count(nd);
+  for (size_t d = 0; d < nd; ++d) {
+    auto *k = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
+    if (!k || !outer.block.empty())
+      return;
+    count[d] = k->getSExtValue();
+  }
+  size_t nl = c_->levels.size();
+  int cache = nl >= 2 ? c_->levels[nl - 2].memory : -1;
+  int64_t bytes = ir::elemTypeBytes(outer.type);
+  int64_t line = cache < 0 ? 0 : t_.memories[size_t(cache)].lineBytes / bytes;
+  if (nd == 0 || line <= 0)
+    return;
+  size_t run =
+      size_t(std::min_element(outer.strides.begin(), outer.strides.end()) - outer.strides.begin());
+  std::vector<int64_t> along;
+  for (int64_t e = 0; e < count[run]; e += outer.strides[run] == 1 ? line : 1)
+    along.push_back(e);
+  if (outer.strides[run] == 1 && count[run] > 1)
+    along.push_back(count[run] - 1);
+  std::vector<int64_t> at(nd, 0);
+  while (true) {
+    for (int64_t e : along) {
+      at[run] = e;
+      for (size_t d = 0; d < nd; ++d)
+        copy.coord[d] = add(copy.staged.holder.lo[d], c64(at[d]));
+      Value *p = b_.CreateGEP(v_.storageType(outer.type), outer.ptr, offsetIn(outer, copy.coord));
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()},
+                         {p, b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
+    }
+    size_t d = 0;
+    for (; d < nd; ++d) {
+      if (d == run)
+        continue;
+      if (++at[d] < count[d])
+        break;
+      at[d] = 0;
+    }
+    if (d == nd)
+      return;
+  }
+}
+
 // A computed operand's value from `lanes` elements of its access read from the holder outside.
 Value *Generator::computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes) {
   Values::Reader read = [&](const ir::Access &, ir::ElemType want) {
@@ -1581,8 +1635,11 @@ void Generator::emitStage(const Node &n, State &st) {
     copy.prefetchBytes =
         n.prefetchRows * outer.strides[outer.strides.size() - 2] * ir::elemTypeBytes(outer.type);
   copy.fillValue = initFolded_ ? identity_ : 0.0;
+  copy.prefetchTile = n.prefetchTile && copy.guards.empty();
   auto copyIn = [&](bool fill) {
     copy.fill = fill;
+    if (fill && copy.prefetchTile)
+      prefetchTileLines(copy);
     copyStage(copy);
   };
   if (buf.lanes > 0)

@@ -57,6 +57,7 @@ struct Lowerer {
       stage.kind = Node::Kind::Stage;
       stage.buffer = int(b);
       stage.prefetchRows = packPrefetchRows(kernel, target, c, out.buffers[b]);
+      stage.prefetchTile = prefetchesResultTile(kernel, target, c, out.buffers[b]);
       stage.body.push_back(std::move(inner));
       inner = std::move(stage);
     }
@@ -183,7 +184,7 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
       o << " via " << stagingText(p.staging[b.level], target)
         << (p.output ? ", written back after" : "")
         << (n.prefetchRows ? ", prefetching " + countOf(n.prefetchRows, "row") + " ahead" : "")
-        << "\n";
+        << (n.prefetchTile ? ", its lines prefetched as it starts" : "") << "\n";
     for (const auto &x : n.body)
       printNode(o, x, ss, kernel, target, depth + 1);
     return;

@@ -93,6 +93,27 @@ bool prefetchedInPlace(const ir::Kernel &kernel, const hw::Target &target, const
   return false;
 }
 
+bool prefetchesResultTile(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
+                          const Buffer &buffer) {
+  const OperandPlacement &p = c.operands[size_t(buffer.operand)];
+  size_t level = size_t(buffer.level), nl = c.levels.size();
+  if (nl < 2 || !p.output || p.tensor < 0 || buffer.lanes > 0 || level + 1 != nl ||
+      !c.levels[level].registers || c.levels[0].memory < 0)
+    return false;
+  const hw::Memory &home = target.memories[size_t(c.levels[0].memory)];
+  // A result the outermost cache holds is read from there at the write-back, and the core's
+  // window hides that latency.
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  if (home.misses == 0 || home.latencyCycles <= 0 || c.levels[1].registers ||
+      t.elementCount() * ir::elemTypeBytes(t.type) <= int64_t(c.levels[1].capacityBytes))
+    return false;
+  // The tile's reduction loop is what runs between the prefetch and the write-back.
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (c.vindices[v].reduction && c.tiles[level][v] > stepOf(c, level, v))
+      return true;
+  return false;
+}
+
 int64_t packPrefetchRows(const ir::Kernel &kernel, const hw::Target &target, const Config &c,
                          const Buffer &buffer) {
   const OperandPlacement &p = c.operands[size_t(buffer.operand)];

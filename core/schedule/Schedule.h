@@ -189,6 +189,9 @@ struct Node {
   // tensor's next-to-innermost dimension as it copies each line (schedule/Prefetch.h); 0: none.
   // Only native code acts on it.
   int64_t prefetchRows = 0;
+  // Stage: a result's register tile that starts at the identity prefetches the lines it writes
+  // back as it starts (schedule/Prefetch.h). Only native code acts on it.
+  bool prefetchTile = false;
   // Init: the reduction whose identity the written region starts from.
   ir::ReduceOp init = ir::ReduceOp::Sum;
 };

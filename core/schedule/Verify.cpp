@@ -545,6 +545,10 @@ private:
         fits = need[d] <= b.shape[d];
       if (!fits)
         fail("buffer " + b.name + " is smaller than the operand's footprint over its box");
+      // Native code fills such a tile with the identity and prefetches where it writes back.
+      if (n.prefetchTile && (!p.output || b.lanes > 0 || !c_.levels[size_t(b.level)].registers))
+        fail("buffer " + b.name +
+             " prefetches its tile's lines but is not a result's register tile");
       w.stages.push_back(n.buffer);
       for (const Node &x : n.body)
         node(x, w);

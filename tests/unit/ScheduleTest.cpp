@@ -787,6 +787,53 @@ TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
   EXPECT_EQ(schedule::packPrefetchRows(k, noMisses, c, b), 0);
 }
 
+// Every stage of a schedule IR that prefetches its result tile's lines.
+void collectTilePrefetchingStages(const schedule::Node &n,
+                                  std::vector<const schedule::Node *> &out) {
+  if (n.kind == schedule::Node::Kind::Stage && n.prefetchTile)
+    out.push_back(&n);
+  for (const auto &x : n.body)
+    collectTilePrefetchingStages(x, out);
+}
+
+TEST(SchedulePrefetch, AResultTileLargerThanTheFirstCachePrefetchesItsLinesAsItStarts) {
+  // C of 4096 x 3000 x 256 (49 MB) is larger than L3: its register tile, which starts at zero
+  // and is added onto C after its k loop, prefetches the lines it writes back.
+  Scheduled s = scheduleOne(kGemm + "instance g = gemm<4096, 3000, 256>;\n", "g");
+  ASSERT_FALSE(s.ks.statements.empty());
+  const schedule::StatementSchedule &ss = s.ks.statements.front();
+  std::vector<const schedule::Node *> stages;
+  collectTilePrefetchingStages(ss.root, stages);
+  ASSERT_EQ(stages.size(), 1u) << s.describe();
+  const schedule::Buffer &b = ss.buffers[size_t(stages[0]->buffer)];
+  const schedule::Config &c = ss.config;
+  EXPECT_TRUE(c.operands[size_t(b.operand)].output);
+  EXPECT_TRUE(c.levels[size_t(b.level)].registers);
+  EXPECT_NE(s.describe().find("written back after, its lines prefetched as it starts"),
+            std::string::npos)
+      << s.describe();
+
+  // Inputs' buffers never; nor a tile whose reduction has no loop at the register level; nor
+  // where the home memory states no misses; nor a result L3 holds whole (4 MB).
+  const ir::Kernel &k = s.loaded.kernels.front();
+  const hw::Target &t = *s.loaded.target;
+  for (const schedule::Buffer &other : ss.buffers)
+    EXPECT_EQ(schedule::prefetchesResultTile(k, t, c, other), &other == &b) << other.name;
+  schedule::Config oneStep = c;
+  for (size_t v = 0; v < c.vindices.size(); ++v)
+    if (c.vindices[v].reduction)
+      oneStep.tiles.back()[v] = schedule::stepOf(c, c.levels.size() - 1, v);
+  EXPECT_FALSE(schedule::prefetchesResultTile(k, t, oneStep, b));
+  hw::Target noMisses = t;
+  noMisses.memories[size_t(c.levels[0].memory)].misses = 0;
+  EXPECT_FALSE(schedule::prefetchesResultTile(k, noMisses, c, b));
+  Scheduled small = scheduleOne(kGemm + "instance h = gemm<1024, 1000, 512>;\n", "h");
+  ASSERT_FALSE(small.ks.statements.empty());
+  std::vector<const schedule::Node *> none;
+  collectTilePrefetchingStages(small.ks.statements.front().root, none);
+  EXPECT_TRUE(none.empty()) << small.describe();
+}
+
 TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
   // MobileNet's 7 x 7 pointwise GEMM: f on the lanes (fma16 and fma16_mem, which bind alike)
   // and k across them filled the three mappings searched; h*w on the lanes (49 columns, 77% of

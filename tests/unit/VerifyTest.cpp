@@ -787,6 +787,18 @@ TEST_F(ScheduleVerify, PrefetchOfAResultOrAStagedOperand) {
   EXPECT_TRUE(names(verify(), "E0903", "prefetches operand #17"));
 }
 
+TEST_F(ScheduleVerify, TilePrefetchOfABufferNotAResultsRegisterTile) {
+  auto [stage, parent] = find(schedule::Node::Kind::Stage);
+  ASSERT_TRUE(stage);
+  stage->prefetchTile = true;
+  const schedule::Buffer &b = ss.buffers.at(size_t(stage->buffer));
+  if (c.operands[size_t(b.operand)].output && c.levels[size_t(b.level)].registers) {
+    EXPECT_TRUE(verify().empty()) << messages(verify());
+    c.levels[size_t(b.level)].registers = false;
+  }
+  EXPECT_TRUE(names(verify(), "E0903", "prefetches its tile's lines but is not a result's"));
+}
+
 TEST_F(ScheduleVerify, StageOfNoBuffer) {
   auto [stage, parent] = find(schedule::Node::Kind::Stage);
   ASSERT_TRUE(stage);
