@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -730,12 +731,23 @@ TEST(SchedulePrefetch, RowsAPageApartArePrefetchedForMoreReadsThanCloserOnes) {
   }
 }
 
-// Every stage of a schedule IR whose pack prefetches rows ahead.
-void collectPrefetchingStages(const schedule::Node &n, std::vector<const schedule::Node *> &out) {
-  if (n.kind == schedule::Node::Kind::Stage && n.prefetchRows > 0)
+// Every stage of a schedule IR that `keep` keeps, depth first.
+std::vector<const schedule::Node *>
+stagesWhere(const schedule::Node &n, const std::function<bool(const schedule::Node &)> &keep) {
+  std::vector<const schedule::Node *> out;
+  if (n.kind == schedule::Node::Kind::Stage && keep(n))
     out.push_back(&n);
   for (const auto &x : n.body)
-    collectPrefetchingStages(x, out);
+    for (const schedule::Node *y : stagesWhere(x, keep))
+      out.push_back(y);
+  return out;
+}
+
+bool packPrefetches(const schedule::Node &n) {
+  return n.prefetchRows > 0;
+}
+bool tilePrefetches(const schedule::Node &n) {
+  return n.prefetchTile;
 }
 
 TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
@@ -745,8 +757,7 @@ TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
   Scheduled s = scheduleOne(kGemm + "instance g = gemm<192, 4608, 1536>;\n", "g");
   ASSERT_FALSE(s.ks.statements.empty());
   const schedule::StatementSchedule &ss = s.ks.statements.front();
-  std::vector<const schedule::Node *> stages;
-  collectPrefetchingStages(ss.root, stages);
+  std::vector<const schedule::Node *> stages = stagesWhere(ss.root, packPrefetches);
   ASSERT_EQ(stages.size(), 1u) << s.describe();
   const schedule::Buffer &b = ss.buffers[size_t(stages[0]->buffer)];
   const ir::Kernel &k = s.loaded.kernels.front();
@@ -779,31 +790,20 @@ TEST(SchedulePrefetch, APackOfShortRowsFromDramPrefetchesRowsAhead) {
   // A tensor the innermost cache holds whole.
   Scheduled small = scheduleOne(kGemm, "gemm_small");
   ASSERT_FALSE(small.ks.statements.empty());
-  std::vector<const schedule::Node *> none;
-  collectPrefetchingStages(small.ks.statements.front().root, none);
-  EXPECT_TRUE(none.empty()) << small.describe();
+  EXPECT_TRUE(stagesWhere(small.ks.statements.front().root, packPrefetches).empty())
+      << small.describe();
   hw::Target noMisses = t;
   noMisses.memories[size_t(c.levels[0].memory)].misses = 0;
   EXPECT_EQ(schedule::packPrefetchRows(k, noMisses, c, b), 0);
 }
 
-// Every stage of a schedule IR that prefetches its result tile's lines.
-void collectTilePrefetchingStages(const schedule::Node &n,
-                                  std::vector<const schedule::Node *> &out) {
-  if (n.kind == schedule::Node::Kind::Stage && n.prefetchTile)
-    out.push_back(&n);
-  for (const auto &x : n.body)
-    collectTilePrefetchingStages(x, out);
-}
-
-TEST(SchedulePrefetch, AResultTileLargerThanTheFirstCachePrefetchesItsLinesAsItStarts) {
+TEST(SchedulePrefetch, AResultLargerThanTheOutermostCachePrefetchesItsTilesLinesAsTheyStart) {
   // C of 4096 x 3000 x 256 (49 MB) is larger than L3: its register tile, which starts at zero
   // and is added onto C after its k loop, prefetches the lines it writes back.
   Scheduled s = scheduleOne(kGemm + "instance g = gemm<4096, 3000, 256>;\n", "g");
   ASSERT_FALSE(s.ks.statements.empty());
   const schedule::StatementSchedule &ss = s.ks.statements.front();
-  std::vector<const schedule::Node *> stages;
-  collectTilePrefetchingStages(ss.root, stages);
+  std::vector<const schedule::Node *> stages = stagesWhere(ss.root, tilePrefetches);
   ASSERT_EQ(stages.size(), 1u) << s.describe();
   const schedule::Buffer &b = ss.buffers[size_t(stages[0]->buffer)];
   const schedule::Config &c = ss.config;
@@ -829,9 +829,8 @@ TEST(SchedulePrefetch, AResultTileLargerThanTheFirstCachePrefetchesItsLinesAsItS
   EXPECT_FALSE(schedule::prefetchesResultTile(k, noMisses, c, b));
   Scheduled small = scheduleOne(kGemm + "instance h = gemm<1024, 1000, 512>;\n", "h");
   ASSERT_FALSE(small.ks.statements.empty());
-  std::vector<const schedule::Node *> none;
-  collectTilePrefetchingStages(small.ks.statements.front().root, none);
-  EXPECT_TRUE(none.empty()) << small.describe();
+  EXPECT_TRUE(stagesWhere(small.ks.statements.front().root, tilePrefetches).empty())
+      << small.describe();
 }
 
 TEST(ScheduleGemm, MappingsThatBindAlikeLeaveRoomForAnotherBinding) {
