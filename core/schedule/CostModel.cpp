@@ -57,8 +57,8 @@ struct LevelLoad {
   double footprint = 0, transfers = 0;
   // Bytes the core itself copies (a pack into a cache level, a register tile of transposed
   // accumulators gathered and scattered): a loop of its own between the computations, which
-  // nothing overlaps.
-  double copiedBytes = 0;
+  // nothing overlaps. Those of packs one thread makes before the parallel loop forks apart.
+  double copiedBytes = 0, copiedAloneBytes = 0;
   int registers = 0;
   std::vector<std::pair<const OperandPlacement *, double>> stagedRegisters;
   // Bytes of each input on the level's path that the level reads from memory: (operand, bytes).
@@ -174,7 +174,8 @@ private:
         load.transfers += traffic.loads;
       if (p.staged[l] &&
           (p.staging[l].kind == Staging::Kind::Pack || (lv.registers && p.layoutChange)))
-        load.copiedBytes += traffic.totalBytes;
+        (packedOutsideParallelLoop(c_, o, l) ? load.copiedAloneBytes : load.copiedBytes) +=
+            traffic.totalBytes;
     }
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
@@ -368,7 +369,8 @@ private:
     bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
     double rate = bw * (privateLevel ? coresUsed_ : 1);
     lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l, load);
-    double copied = bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate) : 0;
+    double copied =
+        bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate + load.copiedAloneBytes / bw) : 0;
     m_.serial += std::max(copied, packSourceCycles(l));
     if (int parent = target_.memories[size_t(lv.memory)].parent; parent >= 0)
       m_.serial += load.conflictLines * target_.memories[size_t(parent)].latencyCycles / coresUsed_;
@@ -398,23 +400,23 @@ private:
     }
   }
 
-  // Bytes per cycle a pack's loop reads into level l, filled at `bw` (its parent's bandwidth)
-  // per core: a core streams from a memory that states its misses in flight at no more than
-  // misses x line / latency (Little's law: 24 x 64 B / 400 cycles is 13.8 GB/s at 3.6 GHz,
-  // where this machine's core reads 12.8 from DRAM), and DRAM's bandwidth is the socket's.
+  // Bytes per cycle a pack's loop reads into level l on `cores` cores, filled at `bw` (its
+  // parent's bandwidth) per core: a core streams from a memory that states its misses in flight at
+  // no more than misses x line / latency (Little's law: 24 x 64 B / 400 cycles is 13.8 GB/s at 3.6
+  // GHz, where this machine's core reads 12.8 from DRAM), and DRAM's bandwidth is the socket's.
   // From a cache that states none, the copy keeps kPackLinesInFlight lines in flight: far
   // below the cache's bandwidth, which only the hardware prefetchers' streams reach.
-  double packRate(size_t l, double bw) const {
+  double packRate(size_t l, double bw, double cores) const {
     const hw::Memory &mem = target_.memories[size_t(c_.levels[l].memory)];
     if (l == 0 || mem.parent < 0 || bw <= 0)
       return bw;
     const hw::Memory &from = target_.memories[size_t(mem.parent)];
-    double rate = bw * (from.parent >= 0 ? coresUsed_ : 1);
+    double rate = bw * (from.parent >= 0 ? cores : 1);
     double inFlight = from.misses > 0    ? double(from.misses)
                       : from.parent >= 0 ? kPackLinesInFlight
                                          : 0;
     if (inFlight > 0 && from.latencyCycles > 0 && mem.lineBytes > 0)
-      rate = std::min(rate, coresUsed_ * inFlight * double(mem.lineBytes) / from.latencyCycles);
+      rate = std::min(rate, cores * inFlight * double(mem.lineBytes) / from.latencyCycles);
     return rate;
   }
 
@@ -429,11 +431,11 @@ private:
       if (!p.staged[l] || p.staging[l].kind != Staging::Kind::Pack)
         continue;
       // The tiles' bytes, without the pack level's gather slots (copied, in addMovement).
-      double slowest = 0;
+      double slowest = 0, cores = packedOutsideParallelLoop(c_, o, l) ? 1 : coresUsed_;
       for (int j : p.path) {
         if (j < 1 || size_t(j) > l)
           continue;
-        double rate = packRate(size_t(j), c_.levels[size_t(j)].bandwidthBytesPerCycle);
+        double rate = packRate(size_t(j), c_.levels[size_t(j)].bandwidthBytesPerCycle, cores);
         const Traffic &t = pathTraffic_[o][size_t(j)];
         if (rate > 0)
           slowest = std::max(slowest, t.loads * t.tileBytes / rate);
@@ -609,10 +611,10 @@ private:
     // each other's limit, they do not overlap perfectly (a 32 x 8 register tile, 10 loads per 16
     // FMAs, ran 1.2x slower than a 48 x 8 one, 11 per 24, that the hard maximum rated alike).
     cost_.cycles = limits(cost_.computeCycles, m_.overlapped) + m_.serial;
-    // Native code forks and joins its threads around the parallel loop, once per statement: a
-    // small statement runs faster on one.
+    // Native code forks and joins its threads each time the parallel loop starts: a small
+    // statement runs faster on one, and a parallel loop inside others pays it on every trip.
     if (coresUsed_ > 1 && !target_.triple.empty())
-      cost_.cycles += kForkJoinSeconds * target_.clockHz;
+      cost_.cycles += parallelStarts(c_) * kForkJoinSeconds * target_.clockHz;
     double movement = 0;
     for (const auto &lc : cost_.levels)
       movement += lc.cycles;
@@ -713,11 +715,12 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
       streamed = streamed || (c.vindices[v].reduction && touches(p.access, c.vindices[v]) &&
                               c.tiles[level][v] > std::max<int64_t>(1, c.vindices[v].instrExtent));
   double loads = 1;
-  bool changed = streamed;
+  bool changed = streamed, blocked = sumsItsOwnBlock(s, c, operand, level);
   for (size_t j = level; j-- > 0;)
     for (size_t k = c.order[j].size(); k-- > 0;) {
       int v = c.order[j][k];
-      changed = changed || touches(p.access, c.vindices[size_t(v)]);
+      const VirtualIndex &vi = c.vindices[size_t(v)];
+      changed = changed || touches(p.access, vi) || (blocked && vi.reduction);
       if (changed)
         loads *= double(tripsOf(c, j, size_t(v)));
     }

@@ -112,6 +112,52 @@ double parallelSpeedup(const Config &c, int threads) {
   return busiest > 0 ? double(total) / double(busiest) : 1;
 }
 
+bool sumsItsOwnBlock(const ir::Statement &s, const Config &c, size_t operand, size_t level) {
+  const OperandPlacement &p = c.operands[operand];
+  return p.output && p.tensor >= 0 && c.levels[level].registers && s.reduce == ir::ReduceOp::Sum &&
+         c.finisher < 0;
+}
+
+double parallelStarts(const Config &c) {
+  if (c.parallel < 0 || tripsOf(c, 0, size_t(c.parallel)) <= 1)
+    return 0;
+  double starts = 1;
+  for (int v : c.order[0]) {
+    if (v == c.parallel)
+      break;
+    starts *= double(tripsOf(c, 0, size_t(v)));
+  }
+  return starts;
+}
+
+bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l) {
+  const OperandPlacement &p = c.operands[o];
+  if (c.parallel < 0 || l == 0 || p.output || !p.staged[l] ||
+      p.staging[l].kind != Staging::Kind::Pack || c.levels[l].softwareManaged)
+    return false;
+  // Stages nest in the order Lower gives them: by level, then by operand.
+  for (size_t q = 0; q < c.operands.size(); ++q) {
+    const OperandPlacement &other = c.operands[q];
+    if (other.tensor < 0)
+      continue;
+    for (size_t j = 1; j <= l; ++j)
+      if (other.staged[j] && (j < l || q < o))
+        return false;
+  }
+  // The loops around the stage, innermost first, out to the parallel loop.
+  for (size_t j = l; j-- > 0;)
+    for (size_t k = c.order[j].size(); k-- > 0;) {
+      size_t v = size_t(c.order[j][k]);
+      if (tripsOf(c, j, v) <= 1)
+        continue;
+      if (touches(p.access, c.vindices[v]))
+        return false;
+      if (j == 0 && int(v) == c.parallel)
+        return true;
+    }
+  return false;
+}
+
 double callCount(const Config &c) {
   double calls = 1;
   size_t innermost = c.levels.size() - 1;

@@ -73,6 +73,26 @@ double callCount(const Config &c);
 // 1 without a parallel loop.
 double parallelSpeedup(const Config &c, int threads);
 
+// Whether the result's register tile at `level` sums only its own block of the reduction, from
+// zero, and adds it onto the result (a BLAS micro-kernel's tile, which the native code emits):
+// a loop over the reduction outside the tile moves it as a loop over the result's indices does,
+// and the stage is never hoisted out of one. Rounding error then grows with the block's length
+// and the number of blocks, not with the whole reduction: one chain of 300,000 additions per
+// element left errors ~20 times OpenBLAS's. Not a lane-reduced tile, which folds its lanes at
+// every write-back.
+bool sumsItsOwnBlock(const ir::Statement &s, const Config &c, size_t operand, size_t level);
+
+// How many times the parallel loop starts (and native code forks and joins its threads): once
+// per trip of the outermost level's loops outside it. 0 without a parallel loop.
+double parallelStarts(const Config &c);
+
+// Whether one thread packs input o's tile into level l while the others wait: where the schedule
+// IR hoists the stage out of the parallel loop (a shared input pack into a cache, Lower's
+// hoistStages), which it does through every loop from the stage out to the parallel loop when
+// none of them moves the tile and no other stage stands between (a stage passes loops, never
+// another stage).
+bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l);
+
 // Values each statement index takes over a tile of `tile[v]` elements of every virtual index.
 std::vector<int64_t> statementCounts(const ir::Statement &s,
                                      const std::vector<VirtualIndex> &vindices,

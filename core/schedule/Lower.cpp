@@ -66,13 +66,15 @@ struct Lowerer {
 };
 
 // A stage directly inside loops that do not move its operand's tile is hoisted out of them:
-// the tile stays in place across those loops, as the cost model counts it. Out of the parallel
+// the tile stays in place across those loops, as the cost model counts it (a sum's register
+// tile is moved by the reduction's loops too: sumsItsOwnBlock). Out of the parallel
 // loop only an input's pack into a cache, which the threads then share read-only (BLIS's
 // B panel, packed once per block of the reduction for every block of M): a thread's own
 // copy would be packed again for each of its trips.
-void hoistStages(Node &n, const Config &c, const std::vector<Buffer> &buffers) {
+void hoistStages(Node &n, const ir::Statement &s, const Config &c,
+                 const std::vector<Buffer> &buffers) {
   for (auto &x : n.body)
-    hoistStages(x, c, buffers);
+    hoistStages(x, s, c, buffers);
   for (auto &x : n.body) {
     while (x.kind == Node::Kind::Loop && x.body.size() == 1 &&
            x.body[0].kind == Node::Kind::Stage) {
@@ -80,7 +82,8 @@ void hoistStages(Node &n, const Config &c, const std::vector<Buffer> &buffers) {
       const OperandPlacement &p = c.operands[b.operand];
       bool shared = !p.output && p.staging[b.level].kind == Staging::Kind::Pack &&
                     !c.levels[b.level].softwareManaged;
-      if (touches(p.access, c.vindices[x.v]) || (x.parallel && !shared))
+      if (touches(p.access, c.vindices[x.v]) || (x.parallel && !shared) ||
+          (c.vindices[x.v].reduction && sumsItsOwnBlock(s, c, size_t(b.operand), size_t(b.level))))
         break;
       Node stage = std::move(x.body[0]);
       Node loop = std::move(x);
@@ -135,7 +138,7 @@ StatementSchedule lower(const ir::Kernel &kernel, const hw::Target &target,
   }
   Lowerer lowerer{kernel, target, config, out};
   out.root.body.push_back(lowerer.level(0));
-  hoistStages(out.root, config, out.buffers);
+  hoistStages(out.root, s, config, out.buffers);
   return out;
 }
 

@@ -839,7 +839,7 @@ TEST(BackendEndToEnd, TranscendentalInstructionsRunAsVectorCode) {
 TEST(BackendEndToEnd, APanelSharedByTheThreadsIsPackedOnce) {
   Case c = text("panel", "kernel g<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
                          "  C[m, n] += A[m, k] * B[k, n];\n"
-                         "  schedule { tile L3: n 64, m 48, k 64; tile L1: n 32, m 8; "
+                         "  schedule { tile L3: n 256, m 48, k 64; tile L1: n 32, m 8; "
                          "order DRAM: n, k, m; parallel: m; }\n"
                          "}\n"
                          "instance panel = g<101, 1030, 75>;\n");

@@ -1018,6 +1018,11 @@ TEST(ScheduleGemm, LoadsNearTheArithmeticsLimitCostMoreOnACpu) {
   ASSERT_TRUE(g.s.target);
   ASSERT_GE(g.c.mapping, 0);
   schedule::AnalyticalModel model(g.kernel(), *g.s.target, g.maps[0]);
+  // The cache tiles a whole number of either register tile (the search's own may hold neither).
+  int nv = vindexOf(g.c, "n");
+  ASSERT_GE(nv, 0);
+  for (size_t l = 1; l + 1 < g.regs; ++l)
+    g.c.tiles[l][size_t(nv)] = 96;
   auto cycles = [&](int64_t columns) {
     schedule::Cost cost = g.costWith(model, columns, 8, 128);
     EXPECT_EQ(cost.bound, schedule::Bound::Compute);
@@ -1849,6 +1854,112 @@ TEST(SchedulePins, PinnedParallelLoopOfScalarCode) {
 
 // `pinText` writes the block that pins a chosen schedule (the editor's "pin this schedule"):
 // scheduling again with it gives the same decisions, on a vector ISA and on the systolic array.
+// Whether each stage of the schedule IR (by buffer) lies inside the parallel loop.
+void stagesInParallelLoop(const schedule::Node &n, bool inside, std::map<int, bool> &out) {
+  if (n.kind == schedule::Node::Kind::Stage)
+    out[n.buffer] = inside;
+  for (const auto &b : n.body)
+    stagesInParallelLoop(b, inside || (n.kind == schedule::Node::Kind::Loop && n.parallel), out);
+}
+
+// The cost model's account of which packs one thread makes before the parallel loop forks is
+// where the schedule IR puts them, over orders, parallel loops and pack levels.
+TEST(SchedulePins, PacksOutsideTheParallelLoopAreThoseLowerHoists) {
+  const std::string tiles = "map fma16; tile L3: n 512, m 128, k 128; tile L2: n 128, m 32; ";
+  int outside = 0, inside = 0;
+  for (const std::string &block :
+       {tiles + "parallel: m;", tiles + "parallel: n;", tiles + "order L3: k, n, m; parallel: m;",
+        tiles + "order L3: n, m, k; parallel: m;", tiles + "order L3: m, k, n; parallel: n;",
+        std::string("map fma16; tile L3: n 512, m 3072, k 128; order L3: n, k, m; parallel: m;"),
+        std::string("map fma16; tile L3: n 512, m 512, k 128; parallel: m;")}) {
+    for (const char *sizes : {"512, 24000, 1536", "3072, 7435, 1024", "35, 8457, 2048"}) {
+      SCOPED_TRACE(block + " " + std::string(sizes));
+      Pinned p = schedulePinned(pinned(block, sizes), "x86_avx512");
+      ASSERT_EQ(p.ks.statements.size(), 1u);
+      const schedule::StatementSchedule &st = p.ks.statements[0];
+      std::map<int, bool> inParallel;
+      stagesInParallelLoop(st.root, false, inParallel);
+      for (size_t b = 0; b < st.buffers.size(); ++b) {
+        const schedule::Buffer &buf = st.buffers[b];
+        bool alone =
+            schedule::packedOutsideParallelLoop(st.config, size_t(buf.operand), size_t(buf.level));
+        bool hoisted = st.config.parallel >= 0 && !inParallel.at(int(b));
+        EXPECT_EQ(alone, hoisted) << buf.name << "\n"
+                                  << describe(p.ks, p.setup.kernels[0], *p.setup.target);
+        (alone ? outside : inside) += 1;
+      }
+    }
+  }
+  EXPECT_GT(outside, 0);
+  EXPECT_GT(inside, 0);
+}
+
+// A sum's register tile adds its block of k onto C (sumsItsOwnBlock): the loops over k outside
+// it move it, in the schedule IR (its stage stays inside them, though C does not depend on k)
+// and in the traffic the model counts, one load and store per block.
+TEST(ScheduleGemm, ASumsRegisterTileStaysInsideTheReductionsLoops) {
+  Pinned p = schedulePinned(pinned("map fma16; tile L3: k 1024, m 12; tile ZMM: m 12, k 256; "
+                                   "order L3: m, k, n; parallel: m;",
+                                   "24, 16, 300007"),
+                            "x86_avx512");
+  ASSERT_EQ(p.ks.statements.size(), 1u);
+  const schedule::StatementSchedule &st = p.ks.statements[0];
+  const schedule::Config &c = st.config;
+  const ir::Kernel &k = p.setup.kernels[0];
+  size_t out = operandOf(c, k, "C");
+  ASSERT_LT(out, c.operands.size());
+  size_t regs = c.levels.size() - 1;
+  EXPECT_TRUE(schedule::sumsItsOwnBlock(k.statements[0], c, out, regs));
+  // Every loop over k outside the register level encloses the stage of C's register tile.
+  int kLoops = 0, kLoopsAroundStage = -1;
+  std::function<void(const schedule::Node &, int)> walk = [&](const schedule::Node &n, int depth) {
+    bool isK = n.kind == schedule::Node::Kind::Loop && c.vindices[size_t(n.v)].reduction &&
+               n.level < int(regs);
+    kLoops += isK;
+    if (n.kind == schedule::Node::Kind::Stage && st.buffers[size_t(n.buffer)].operand == int(out))
+      kLoopsAroundStage = depth;
+    for (const auto &b : n.body)
+      walk(b, depth + isK);
+  };
+  walk(st.root, 0);
+  EXPECT_GE(kLoops, 2);
+  EXPECT_EQ(kLoopsAroundStage, kLoops) << describe(p.ks, k, *p.setup.target);
+  // Two blocks of 12 rows, each loaded once per block of 256 of k.
+  EXPECT_DOUBLE_EQ(schedule::operandTraffic(k, c, out, regs).loads, 2.0 * ((300007 + 255) / 256))
+      << describe(p.ks, k, *p.setup.target);
+  // A max is not summed in blocks: its tile stays for the whole reduction.
+  ir::Statement maxOf = k.statements[0];
+  maxOf.reduce = ir::ReduceOp::Max;
+  EXPECT_FALSE(schedule::sumsItsOwnBlock(maxOf, c, out, regs));
+}
+
+// 512 x 24000 x 1536 split over m inside the loops over n and k forks its threads 47 x 12
+// times, and one thread packs each panel of B while the other waits: it ran at 237 GFLOP/s on
+// two cores of this repository's x86 host where the split over n, which packs on both cores
+// and forks once, ran at 295. The model rated the split over m higher.
+TEST(ScheduleGemm, APackBeforeTheParallelLoopIsOneThreadsWork) {
+  const std::string tiles =
+      "map fma16; tile L3: n 512, m 128, k 128; tile L2: n 128, m 32; tile L1: n 32, m 8; "
+      "tile ZMM: n 32, m 8; order L3: n, k, m; ";
+  const std::string sizes = "512, 24000, 1536";
+  Pinned overM = schedulePinned(pinned(tiles + "parallel: m;", sizes), "x86_avx512");
+  Pinned overN = schedulePinned(pinned(tiles + "parallel: n;", sizes), "x86_avx512");
+  ASSERT_EQ(overM.ks.statements.size(), 1u);
+  ASSERT_EQ(overN.ks.statements.size(), 1u);
+  const schedule::Config &m = overM.ks.statements[0].config;
+  const schedule::Config &n = overN.ks.statements[0].config;
+  EXPECT_DOUBLE_EQ(schedule::parallelStarts(m), 47 * 12);
+  EXPECT_DOUBLE_EQ(schedule::parallelStarts(n), 1);
+  size_t b = operandOf(m, overM.setup.kernels[0], "B");
+  int l3 = levelOf(m, "L3");
+  ASSERT_GE(l3, 0);
+  EXPECT_TRUE(schedule::packedOutsideParallelLoop(m, b, size_t(l3)));
+  EXPECT_FALSE(schedule::packedOutsideParallelLoop(n, b, size_t(l3)));
+  EXPECT_GT(overM.ks.statements[0].cost.cycles, overN.ks.statements[0].cost.cycles)
+      << describe(overM.ks, overM.setup.kernels[0], *overM.setup.target)
+      << describe(overN.ks, overN.setup.kernels[0], *overN.setup.target);
+}
+
 TEST(SchedulePins, PinTextOfAScheduleReproducesIt) {
   for (const char *target : {"x86_avx512", "arm_neon", "systolic16"}) {
     SCOPED_TRACE(target);
