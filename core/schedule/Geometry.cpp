@@ -130,10 +130,14 @@ double parallelStarts(const Config &c) {
   return starts;
 }
 
+bool sharedPack(const Config &c, size_t o, size_t l) {
+  const OperandPlacement &p = c.operands[o];
+  return !p.output && p.staging[l].kind == Staging::Kind::Pack && !c.levels[l].softwareManaged;
+}
+
 bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l) {
   const OperandPlacement &p = c.operands[o];
-  if (c.parallel < 0 || l == 0 || p.output || !p.staged[l] ||
-      p.staging[l].kind != Staging::Kind::Pack || c.levels[l].softwareManaged)
+  if (c.parallel < 0 || l == 0 || !p.staged[l] || !sharedPack(c, o, l))
     return false;
   // Stages nest in the order Lower gives them: by level, then by operand.
   for (size_t q = 0; q < c.operands.size(); ++q) {

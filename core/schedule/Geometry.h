@@ -86,6 +86,10 @@ bool sumsItsOwnBlock(const ir::Statement &s, const Config &c, size_t operand, si
 // per trip of the outermost level's loops outside it. 0 without a parallel loop.
 double parallelStarts(const Config &c);
 
+// Whether input o's pack into cache level l may be shared by the threads, read-only, when it is
+// made outside the parallel loop (BLIS's B panel): an input's pack, not into a scratchpad.
+bool sharedPack(const Config &c, size_t o, size_t l);
+
 // Whether one thread packs input o's tile into level l while the others wait: where the schedule
 // IR hoists the stage out of the parallel loop (a shared input pack into a cache, Lower's
 // hoistStages), which it does through every loop from the stage out to the parallel loop when

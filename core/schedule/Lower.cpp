@@ -80,8 +80,7 @@ void hoistStages(Node &n, const ir::Statement &s, const Config &c,
            x.body[0].kind == Node::Kind::Stage) {
       const Buffer &b = buffers[x.body[0].buffer];
       const OperandPlacement &p = c.operands[b.operand];
-      bool shared = !p.output && p.staging[b.level].kind == Staging::Kind::Pack &&
-                    !c.levels[b.level].softwareManaged;
+      bool shared = sharedPack(c, size_t(b.operand), size_t(b.level));
       if (touches(p.access, c.vindices[x.v]) || (x.parallel && !shared) ||
           (c.vindices[x.v].reduction && sumsItsOwnBlock(s, c, size_t(b.operand), size_t(b.level))))
         break;
