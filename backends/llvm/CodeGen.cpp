@@ -235,6 +235,8 @@ private:
   void copyStageDimension(StageCopy &copy, size_t k);
   void copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first);
   bool transposes(const StageCopy &copy, size_t k) const;
+  std::pair<Value *, Value *> slotRun(const StageCopy &copy, const LayoutSlot &slot);
+  void prefetchAhead(Value *at, int64_t bytes);
   void copyStageTransposed(StageCopy &copy, size_t k);
   void copyStageElement(StageCopy &copy);
   Value *computeStageValue(const StageCopy &copy, Value *outer, unsigned lanes);
@@ -1415,6 +1417,14 @@ void Generator::initLanes(const StagedBuffer &staged, ir::ElemType type) {
 
 // The innermost dimension `d`, `elements` long, a vector at a time (the last one partial); the
 // holder outside may be strided, the buffer is contiguous there.
+// Prefetches the line `bytes` past `at` for reading, into the second level: a pack's rows
+// ahead. No fault past the tensor's end (a prefetch never faults).
+void Generator::prefetchAhead(Value *at, int64_t bytes) {
+  Value *line = b_.CreateGEP(b_.getInt8Ty(), at, c64(bytes));
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {line->getType()},
+                     {line, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+}
+
 void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Value *first) {
   unsigned width = copy.width;
   int64_t chunks = (elements + width - 1) / width;
@@ -1430,12 +1440,8 @@ void Generator::copyStageVectors(StageCopy &copy, size_t d, int64_t elements, Va
             ? computeStageValue(copy, v_.load(sp, copy.outerType, width, srcStride, active), width)
         : copy.in ? v_.load(sp, copy.type, width, srcStride, active)
                   : v_.load(dp, copy.type, width, 1, inBuffer);
-    if (copy.in && !copy.fill && copy.prefetchBytes) {
-      // read, locality 2 (into the second level), data cache; no fault past the tensor's end
-      Value *at = b_.CreateGEP(b_.getInt8Ty(), sp, c64(copy.prefetchBytes));
-      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
-                         {at, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
-    }
+    if (copy.in && !copy.fill && copy.prefetchBytes)
+      prefetchAhead(sp, copy.prefetchBytes);
     if (copy.onto)
       x = v_.combine(s_->reduce, v_.load(sp, copy.type, width, srcStride, active), x);
     if (copy.in)
@@ -1518,58 +1524,89 @@ void Generator::copyStageDimension(StageCopy &copy, size_t k) {
     loop(count, body);
 }
 
-// Whether the last two slots of a register tile's copy (from slot k) transpose it: the buffer's
-// lanes run along a dimension strided in the holder outside and the slot outside them along one
-// contiguous there, wide enough that moving whole rows and transposing them in registers beats
-// a gather or scatter per vector (the accumulators of m on the lanes of C[m, n]: TN 2560 x 64 x
-// 2560 spent about a third of its time in 16 x 16 tiles' gathers and scatters).
-bool Generator::transposes(const StageCopy &copy, size_t k) const {
-  auto [e, eSlot] = copy.order[k];
-  auto [d, dSlot] = copy.order[k + 1];
-  const Holder &outer = copy.outer, &h = copy.staged.holder;
-  if (!copy.registers || (copy.in && copy.fill) || copy.compute ||
-      (!copy.in && !copy.guards.empty()) || h.lanes != 0 || outer.lanes != 0 ||
-      !outer.block.empty() || !h.block.empty() || eSlot != LayoutSlot::Part::Whole ||
-      dSlot != LayoutSlot::Part::Whole || !llvm::isPowerOf2_32(copy.width) || copy.width < 4)
-    return false;
-  auto *vectors = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[e]);
-  auto *lanes = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[d]);
-  return vectors && lanes && outer.strides[e] == 1 && outer.strides[d] != 1 && h.strides[d] == 1 &&
-         2 * std::min<int64_t>(vectors->getSExtValue(), copy.width) >= int64_t(copy.width);
+// The first element and the count of a copy slot's run: the whole dimension of the bounding
+// box, or the block being copied.
+std::pair<Value *, Value *> Generator::slotRun(const StageCopy &copy, const LayoutSlot &slot) {
+  if (slot.part == LayoutSlot::Part::InBlock)
+    return {add(copy.staged.holder.lo[slot.dim], copy.blockBase[slot.dim]),
+            c64(copy.blockSize[slot.dim])};
+  return {copy.staged.holder.lo[slot.dim], copy.staged.count[slot.dim]};
 }
 
-// A register tile copied as square blocks of `width` x `width`: runs of the holder outside
-// (along slot k's dimension e, at each value of slot k + 1's d) loaded whole and transposed into
-// the buffer's vectors (along d, one per value of e), and the reverse on the way out; lanes past
-// the tile read as zero and are not stored.
+// Whether the last two slots of a copy (from slot k) transpose it: the buffer's innermost
+// slot runs along a dimension strided in the holder outside and the slot outside it along one
+// contiguous there, wide enough that moving whole rows and transposing them in registers beats
+// a gather or scatter per vector. So it is for the accumulators of m on the lanes of C[m, n] (TN
+// 2560 x 64 x 2560 spent about a third of its time in 16 x 16 tiles' gathers and scatters), and
+// for a pack into micro-panels across the source's rows: A's rows of a GEMM blocked by the
+// register tile's, B[n, k]'s under n on the lanes (NT), where a gather per k cost a cycle per
+// element.
+bool Generator::transposes(const StageCopy &copy, size_t k) const {
+  const LayoutSlot &eSlot = copy.order[k], &dSlot = copy.order[k + 1];
+  size_t e = eSlot.dim, d = dSlot.dim;
+  const Holder &outer = copy.outer, &h = copy.staged.holder;
+  if ((copy.in && copy.fill) || copy.compute || (!copy.in && !copy.guards.empty()) ||
+      h.lanes != 0 || outer.lanes != 0 || !outer.block.empty() ||
+      eSlot.part == LayoutSlot::Part::Blocks || dSlot.part == LayoutSlot::Part::Blocks ||
+      !llvm::isPowerOf2_32(copy.width) || copy.width < 4)
+    return false;
+  auto innerStride = [&](const LayoutSlot &slot) {
+    return slot.part == LayoutSlot::Part::InBlock ? h.innerStrides[slot.dim] : h.strides[slot.dim];
+  };
+  auto staticCount = [&](const LayoutSlot &slot) -> int64_t {
+    if (slot.part == LayoutSlot::Part::InBlock)
+      return copy.blockSize[slot.dim];
+    auto *n = llvm::dyn_cast<llvm::ConstantInt>(copy.staged.count[slot.dim]);
+    return n ? n->getSExtValue() : -1;
+  };
+  if (outer.strides[e] != 1 || outer.strides[d] == 1 || innerStride(dSlot) != 1)
+    return false;
+  int64_t vectors = staticCount(eSlot), lanes = staticCount(dSlot);
+  if (copy.registers)
+    return vectors > 0 && lanes > 0 && 2 * std::min<int64_t>(vectors, copy.width) >= copy.width;
+  // A pack (in only): its rows along e may be as long as the box is (a dynamic count at an
+  // edge); half a vector of them at least, so that the transposes pay for themselves.
+  return copy.in && lanes > 0 && 2 * lanes >= int64_t(copy.width) &&
+         (vectors < 0 || 2 * std::min<int64_t>(vectors, copy.width) >= copy.width);
+}
+
+// A copy moved as square blocks of `width` x `width`: runs of the holder outside (along slot
+// k's dimension e, at each value of slot k + 1's d) loaded whole and transposed into the
+// buffer's runs (along d, one per value of e), and the reverse on the way out; lanes past the
+// box read as zero and are not stored. A register tile's blocks are all unrolled; a pack's
+// loop over whole blocks along e, the rest of e (a dynamic count's) copied as the slots are.
 void Generator::copyStageTransposed(StageCopy &copy, size_t k) {
-  size_t e = copy.order[k].dim, d = copy.order[k + 1].dim;
+  const LayoutSlot eSlot = copy.order[k], dSlot = copy.order[k + 1];
+  size_t e = eSlot.dim, d = dSlot.dim;
   unsigned w = copy.width;
-  int64_t vectors = llvm::cast<llvm::ConstantInt>(copy.staged.count[e])->getSExtValue();
-  int64_t lanes = llvm::cast<llvm::ConstantInt>(copy.staged.count[d])->getSExtValue();
-  Value *firstE = copy.staged.holder.lo[e], *firstD = copy.staged.holder.lo[d];
-  auto pointers = [&](int64_t atE, int64_t atD) {
-    copy.coord[e] = add(firstE, c64(atE));
+  auto [firstE, countE] = slotRun(copy, eSlot);
+  auto [firstD, countD] = slotRun(copy, dSlot);
+  int64_t lanes = llvm::cast<llvm::ConstantInt>(countD)->getSExtValue();
+  auto pointers = [&](Value *atE, int64_t atD) {
+    copy.coord[e] = add(firstE, atE);
     copy.coord[d] = add(firstD, c64(atD));
     return stagePointers(copy, copy.coord);
   };
-  for (int64_t e0 = 0; e0 < vectors; e0 += w)
+  auto blockAt = [&](Value *e0, unsigned ne) {
     for (int64_t d0 = 0; d0 < lanes; d0 += w) {
-      unsigned ne = unsigned(std::min<int64_t>(w, vectors - e0));
       unsigned nd = unsigned(std::min<int64_t>(w, lanes - d0));
       // The buffer's padding lanes are written too (zeros, in), and read whole (out).
       unsigned inBuffer = copy.staged.holder.wholeVectors ? w : nd;
       std::vector<Value *> block(w, v_.constant(0, copy.type, w));
       if (copy.in) {
-        for (unsigned j = 0; j < nd; ++j)
-          block[j] = v_.load(pointers(e0, d0 + j).first, copy.type, w, 1, ne);
+        for (unsigned j = 0; j < nd; ++j) {
+          Value *src = pointers(e0, d0 + j).first;
+          block[j] = v_.load(src, copy.type, w, 1, ne);
+          if (copy.prefetchBytes)
+            prefetchAhead(src, copy.prefetchBytes);
+        }
         block = v_.transpose(std::move(block));
         for (unsigned i = 0; i < ne; ++i)
-          v_.store(block[i], pointers(e0 + i, d0).second, copy.type, w, 1, inBuffer);
+          v_.store(block[i], pointers(add(e0, c64(i)), d0).second, copy.type, w, 1, inBuffer);
         continue;
       }
       for (unsigned i = 0; i < ne; ++i)
-        block[i] = v_.load(pointers(e0 + i, d0).second, copy.type, w, 1, inBuffer);
+        block[i] = v_.load(pointers(add(e0, c64(i)), d0).second, copy.type, w, 1, inBuffer);
       block = v_.transpose(std::move(block));
       for (unsigned j = 0; j < nd; ++j) {
         Value *out = pointers(e0, d0 + j).first, *x = block[j];
@@ -1578,6 +1615,22 @@ void Generator::copyStageTransposed(StageCopy &copy, size_t k) {
         v_.store(x, out, copy.type, w, 1, ne);
       }
     }
+  };
+  if (auto *n = llvm::dyn_cast<llvm::ConstantInt>(countE)) {
+    int64_t vectors = n->getSExtValue();
+    loop(vectors / w, copy.registers, [&](Value *iv) { blockAt(mul(iv, c64(w)), w); });
+    if (vectors % w)
+      blockAt(c64(vectors / w * w), unsigned(vectors % w));
+    return;
+  }
+  // A dynamic count: whole blocks, then the rest of e one value at a time, d as its slot goes.
+  Value *whole = b_.CreateUDiv(countE, c64(w));
+  loop(whole, [&](Value *iv) { blockAt(mul(iv, c64(w)), w); });
+  Value *done = mul(whole, c64(w));
+  loop(sub(countE, done), [&](Value *iv) {
+    copy.coord[e] = add(firstE, add(done, iv));
+    copyStageDimension(copy, k + 1);
+  });
 }
 
 // Stages the operand in a buffer over the box's bounding box for the node's body: copied in

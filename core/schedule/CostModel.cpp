@@ -730,12 +730,16 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes *= std::max(1, int(lv.registerBytes) / elemBytes);
   // A tile staged across a layout change (a pack, or a register tile of transposed
   // accumulators) is gathered and scattered an element at a time: each element takes a whole
-  // vector-wide slot of the path.
+  // vector-wide slot of the path. A pack whose rows run along the tensor's unit stride moves
+  // whole vectors instead, transposed in registers (packTransposes): a load and a store per
+  // vector and log2(lanes) shuffles, against a plain copy's load and store.
   if (p.staged[level] && p.layoutChange) {
     uint32_t vectorBytes = 0;
     for (const auto &lv : c.levels)
       vectorBytes = std::max(vectorBytes, lv.registerBytes);
-    out.totalBytes *= std::max(1, int(vectorBytes) / elemBytes);
+    double lanes = std::max(1, int(vectorBytes) / elemBytes);
+    out.totalBytes *=
+        packTransposes(kernel, c, operand, level) ? (2 + std::log2(lanes)) / 2 : lanes;
   }
   return out;
 }

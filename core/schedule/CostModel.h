@@ -36,7 +36,8 @@ private:
 
 // What an operand moves into a level over the whole schedule: its tile there, how many times
 // the tile is (re)filled (loops outside the level that move it), and the bytes moved, counting a
-// result twice (in and back out) and a layout change an element per vector slot. Into
+// result twice (in and back out) and a layout change an element per vector slot (a pack that
+// transposes whole vectors, packTransposes: its shuffles). Into
 // registers, traffic is load slots: a broadcast element takes a whole register's slot, and an
 // input the instruction reads from memory itself (not through the registers) takes one per
 // call. The cost model's traffic is the sum over operands; pictures show the parts.

@@ -135,6 +135,22 @@ bool sharedPack(const Config &c, size_t o, size_t l) {
   return !p.output && p.staging[l].kind == Staging::Kind::Pack && !c.levels[l].softwareManaged;
 }
 
+bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t l) {
+  const OperandPlacement &p = c.operands[o];
+  if (p.output || p.tensor < 0 || !p.layoutChange || !p.staged[l] ||
+      p.staging[l].kind != Staging::Kind::Pack || p.computed || p.dims.empty() ||
+      p.access.indices.size() < 2)
+    return false;
+  const ir::Tensor &t = kernel.tensors[size_t(p.tensor)];
+  const ir::Affine &inner = p.access.indices.back();
+  int lanes = p.dims.back();
+  if (t.shape.back() <= 1 || inner.terms.size() != 1 || inner.terms[0].second != 1 || lanes < 0)
+    return false;
+  const std::vector<int> &laneIndices = c.vindices[size_t(lanes)].stmtIndices;
+  return std::find(laneIndices.begin(), laneIndices.end(), inner.terms[0].first) ==
+         laneIndices.end();
+}
+
 bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l) {
   const OperandPlacement &p = c.operands[o];
   if (c.parallel < 0 || l == 0 || !p.staged[l] || !sharedPack(c, o, l))

@@ -97,6 +97,12 @@ bool sharedPack(const Config &c, size_t o, size_t l);
 // another stage).
 bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l);
 
+// Whether input o's pack into cache level l across a layout change moves whole vectors,
+// transposed in registers, as native code copies it: the tensor's unit-stride dimension is one
+// statement index the instruction's lanes do not run along (B[n, k] under n on the lanes: rows
+// of k read as vectors become columns of the buffer). Otherwise each element is gathered.
+bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t l);
+
 // Values each statement index takes over a tile of `tile[v]` elements of every virtual index.
 std::vector<int64_t> statementCounts(const ir::Statement &s,
                                      const std::vector<VirtualIndex> &vindices,
