@@ -147,8 +147,28 @@ bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t 
   if (t.shape.back() <= 1 || inner.terms.size() != 1 || inner.terms[0].second != 1 || lanes < 0)
     return false;
   const std::vector<int> &laneIndices = c.vindices[size_t(lanes)].stmtIndices;
-  return std::find(laneIndices.begin(), laneIndices.end(), inner.terms[0].first) ==
-         laneIndices.end();
+  auto alongLanes = [&](const ir::Affine &a) {
+    for (auto [i, coef] : a.terms)
+      if (std::find(laneIndices.begin(), laneIndices.end(), i) != laneIndices.end())
+        return true;
+    return false;
+  };
+  if (alongLanes(inner))
+    return false;
+  // Half a vector at least both ways, as the copy moves them: the runs along the unit stride
+  // in the packed tile, and the rows across it in a register tile.
+  uint32_t vectorBytes = 0;
+  for (const auto &lv : c.levels)
+    vectorBytes = std::max(vectorBytes, lv.registerBytes);
+  int64_t width = std::max<int64_t>(1, int64_t(vectorBytes) / ir::elemTypeBytes(t.type));
+  const ir::Statement &s = kernel.statements[c.statement];
+  int64_t runs = tileFootprint(s, p.access, c.vindices, c.tiles[l]).back();
+  std::vector<int64_t> tile = tileFootprint(s, p.access, c.vindices, c.tiles.back());
+  int64_t rows = 0;
+  for (size_t d = 0; d + 1 < tile.size(); ++d)
+    if (alongLanes(p.access.indices[d]))
+      rows = std::max(rows, tile[d]);
+  return 2 * std::min(runs, width) >= width && 2 * std::min(rows, width) >= width;
 }
 
 bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l) {

@@ -100,7 +100,9 @@ bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l);
 // Whether input o's pack into cache level l across a layout change moves whole vectors,
 // transposed in registers, as native code copies it: the tensor's unit-stride dimension is one
 // statement index the instruction's lanes do not run along (B[n, k] under n on the lanes: rows
-// of k read as vectors become columns of the buffer). Otherwise each element is gathered.
+// of k read as vectors become columns of the buffer), with half a vector at least of both (runs
+// of the packed tile along the unit stride, rows of a register tile along the lanes). Otherwise
+// each element is gathered.
 bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t l);
 
 // Values each statement index takes over a tile of `tile[v]` elements of every virtual index.

@@ -570,6 +570,23 @@ TEST(ScheduleGemm, APackAcrossRowsCostsItsTransposesNotAGatherPerElement) {
   size_t a = operandOf(c, k, "A");
   for (size_t l = 0; l < c.levels.size(); ++l)
     EXPECT_FALSE(schedule::packTransposes(k, c, a, l)) << s.describe();
+  // k on the lanes of B[k, n] with N = 2: runs of two elements along the unit stride, too short
+  // to load as vectors. Native code gathers them, and the model charges a slot per element.
+  Scheduled g = scheduleOne(kGemm + "instance gemv2 = gemm<512, 2, 512>;\n", "gemv2");
+  ASSERT_FALSE(g.ks.statements.empty());
+  const auto &gc = g.config();
+  const ir::Kernel &gk = g.loaded.kernels.front();
+  size_t gb = operandOf(gc, gk, "B");
+  ASSERT_LT(gb, gc.operands.size()) << g.describe();
+  bool packed = false;
+  for (size_t l = 0; l < gc.levels.size(); ++l)
+    if (gc.operands[gb].staged[l] && gc.operands[gb].layoutChange) {
+      packed = true;
+      EXPECT_FALSE(schedule::packTransposes(gk, gc, gb, l)) << g.describe();
+      schedule::Traffic gt = schedule::operandTraffic(gk, gc, gb, l);
+      EXPECT_DOUBLE_EQ(gt.totalBytes, 16 * gt.loads * gt.tileBytes) << g.describe();
+    }
+  EXPECT_TRUE(packed) << g.describe();
 }
 
 TEST(ScheduleGemm, TheParallelLoopIsSplitEvenly) {
