@@ -734,10 +734,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   // whole vectors instead, transposed in registers (packTransposes): a load and a store per
   // vector and log2(lanes) shuffles, against a plain copy's load and store.
   if (p.staged[level] && p.layoutChange) {
-    uint32_t vectorBytes = 0;
-    for (const auto &lv : c.levels)
-      vectorBytes = std::max(vectorBytes, lv.registerBytes);
-    double lanes = std::max(1, int(vectorBytes) / elemBytes);
+    double lanes = double(vectorLanes(c, elemBytes));
     out.totalBytes *=
         packTransposes(kernel, c, operand, level) ? (2 + std::log2(lanes)) / 2 : lanes;
   }

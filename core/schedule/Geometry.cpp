@@ -135,6 +135,13 @@ bool sharedPack(const Config &c, size_t o, size_t l) {
   return !p.output && p.staging[l].kind == Staging::Kind::Pack && !c.levels[l].softwareManaged;
 }
 
+int64_t vectorLanes(const Config &c, int64_t elemBytes) {
+  uint32_t vectorBytes = 0;
+  for (const auto &lv : c.levels)
+    vectorBytes = std::max(vectorBytes, lv.registerBytes);
+  return std::max<int64_t>(1, int64_t(vectorBytes) / std::max<int64_t>(1, elemBytes));
+}
+
 bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t l) {
   const OperandPlacement &p = c.operands[o];
   if (p.output || p.tensor < 0 || !p.layoutChange || !p.staged[l] ||
@@ -157,10 +164,7 @@ bool packTransposes(const ir::Kernel &kernel, const Config &c, size_t o, size_t 
     return false;
   // Half a vector at least both ways, as the copy moves them: the runs along the unit stride
   // in the packed tile, and the rows across it in a register tile.
-  uint32_t vectorBytes = 0;
-  for (const auto &lv : c.levels)
-    vectorBytes = std::max(vectorBytes, lv.registerBytes);
-  int64_t width = std::max<int64_t>(1, int64_t(vectorBytes) / ir::elemTypeBytes(t.type));
+  int64_t width = vectorLanes(c, ir::elemTypeBytes(t.type));
   const ir::Statement &s = kernel.statements[c.statement];
   int64_t runs = tileFootprint(s, p.access, c.vindices, c.tiles[l]).back();
   std::vector<int64_t> tile = tileFootprint(s, p.access, c.vindices, c.tiles.back());

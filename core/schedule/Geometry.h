@@ -97,6 +97,9 @@ bool sharedPack(const Config &c, size_t o, size_t l);
 // another stage).
 bool packedOutsideParallelLoop(const Config &c, size_t o, size_t l);
 
+// Elements of `elemBytes` bytes in the widest register of c's levels (1 without registers).
+int64_t vectorLanes(const Config &c, int64_t elemBytes);
+
 // Whether input o's pack into cache level l across a layout change moves whole vectors,
 // transposed in registers, as native code copies it: the tensor's unit-stride dimension is one
 // statement index the instruction's lanes do not run along (B[n, k] under n on the lanes: rows
