@@ -1309,8 +1309,10 @@ TEST(ScheduleFromDescription, ReadsThatOutrunThePrefetchersCostTheirMisses) {
   // 8 x 6144 x 1536: each element of B is read once, 24 KiB from its row's neighbour. Read 128
   // rows of one register tile's width at a time, every row is a few cache lines the
   // prefetchers never follow, each waiting DRAM's latency (x86_avx512: 400 cycles, 24 misses in
-  // flight); read 32 rows at a time along the rows, they stream. The first ran at half the
-  // speed of the second here, so the model must rate it slower, and choose the second.
+  // flight); read 16 rows at a time along the rows, they stream, and so do rows the register
+  // tile's loop prefetches in software. The first ran at half the speed of the others here
+  // (32 rows at a time, more than the prefetchers follow, at 40 GFLOP/s against 55 for 16 and
+  // 60 for 256 rows prefetched), so the model must rate it slower, and choose one of the others.
   const std::string few = "instance few = gemm<8, 6144, 1536>;\n";
   Loaded s = fromText(kGemm + few, "x86_avx512", "few");
   ASSERT_TRUE(s.target);
@@ -1326,7 +1328,8 @@ TEST(ScheduleFromDescription, ReadsThatOutrunThePrefetchersCostTheirMisses) {
   for (size_t v = 0; v < chosen.config.vindices.size(); ++v)
     if (chosen.config.vindices[v].name == "k")
       rows = chosen.config.tiles[l1][v];
-  EXPECT_LE(rows, 32) << describe(ks, k, *s.target);
+  bool prefetched = describe(ks, k, *s.target).find("prefetch B[k, n]") != std::string::npos;
+  EXPECT_TRUE(rows <= 16 || prefetched) << describe(ks, k, *s.target);
   Loaded pinned = fromText(edit(kGemm, "B[k, n];\n",
                                 "B[k, n];\n  schedule { tile ZMM: n 48, m 8, k 128; "
                                 "tile L1: n 48, m 8, k 128; }\n") +
@@ -1341,7 +1344,7 @@ TEST(ScheduleFromDescription, ReadsThatOutrunThePrefetchersCostTheirMisses) {
   // pinned schedule on a copy of x86_avx512 without them costs no more than the chosen one
   // there.
   std::string desc = test::readFile(test::sourceDir() + "/hwdesc/x86_avx512.isam");
-  desc = edit(desc, " misses 24; streams 32;", "");
+  desc = edit(desc, " misses 24; streams 16;", "");
   desc = edit(desc, "target x86_avx512 {", "target plain {");
   Loaded plain = fromText(desc +
                               edit(kGemm, "B[k, n];\n",
