@@ -1309,10 +1309,10 @@ TEST(ScheduleFromDescription, ReadsThatOutrunThePrefetchersCostTheirMisses) {
   // 8 x 6144 x 1536: each element of B is read once, 24 KiB from its row's neighbour. Read 128
   // rows of one register tile's width at a time, every row is a few cache lines the
   // prefetchers never follow, each waiting DRAM's latency (x86_avx512: 400 cycles, 24 misses in
-  // flight); read 16 rows at a time along the rows, they stream, and so do rows the register
-  // tile's loop prefetches in software. The first ran at half the speed of the others here
-  // (32 rows at a time, more than the prefetchers follow, at 40 GFLOP/s against 55 for 16 and
-  // 60 for 256 rows prefetched), so the model must rate it slower, and choose one of the others.
+  // flight); read 16 rows at a time along the rows (`streams 16`), they stream, and so do rows
+  // the register tile's loop prefetches in software. On the Genoa host, B read 32 rows at a
+  // time unprefetched ran at 40 GFLOP/s, 16 rows at a time at 55 and 256 rows prefetched at
+  // 60, so the model must rate the many-row reads slower and choose a streaming one.
   const std::string few = "instance few = gemm<8, 6144, 1536>;\n";
   Loaded s = fromText(kGemm + few, "x86_avx512", "few");
   ASSERT_TRUE(s.target);
