@@ -7,6 +7,20 @@
 
 namespace isam::schedule {
 
+namespace {
+
+// The nearest distance of at least `ahead` that divides the register tile's `tile` steps of the
+// reduction (a multiple of `step`), so the prefetches issued in a tile's last steps fetch the
+// first lines of its next visit along the reduction, as the others fetch its own.
+int64_t aheadWithinTile(int64_t ahead, int64_t step, int64_t tile) {
+  for (int64_t d = std::max(ahead, step); d < tile; d += step)
+    if (tile % d == 0)
+      return d;
+  return tile;
+}
+
+} // namespace
+
 std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Target &target,
                                        const Config &c, size_t v) {
   std::vector<Node::Prefetch> out;
@@ -29,10 +43,11 @@ std::vector<Node::Prefetch> prefetches(const ir::Kernel &kernel, const hw::Targe
   double stepCycles =
       calls / std::max(1e-9, target.instructions[size_t(c.instruction)].cost.perCycle);
   int64_t step = stepOf(c, nl - 1, v);
-  int64_t latencySteps = int64_t(std::ceil(home.latencyCycles / std::max(1e-9, stepCycles)));
+  int64_t latencySteps =
+      int64_t(std::ceil(kLoadedLatencyFactor * home.latencyCycles / std::max(1e-9, stepCycles)));
   int64_t ahead = step * latencySteps;
   if (tile[v] < vi.extent)
-    ahead = roundUp(ahead, tile[v]);
+    ahead = ahead > tile[v] ? roundUp(ahead, tile[v]) : aheadWithinTile(ahead, step, tile[v]);
   if (ahead >= vi.extent)
     return out; // every line it would fetch lies past the reduction's end
   std::vector<int64_t> oneStep = tile;

@@ -21,9 +21,13 @@
 // packed (Space's mayReadInPlace then leaves the pack out).
 //
 // Contract: a pure function of a valid Config and its target. The distance covers the memory's
-// latency at the instruction's issue rate and is a whole number of register tiles of the
-// reduction where the tile does not cover it (the line then waits in the cache for the tile's
-// next visit instead of arriving mid-tile); the lines are those a line apart from the first
+// latency under load (kLoadedLatencyFactor times the described one) at the instruction's issue
+// rate; it is a whole number of register tiles of the reduction where one tile does not cover
+// it (the line then waits in the cache for the tile's next visit instead of arriving
+// mid-tile), and otherwise the nearest divisor of the tile at least as long. An 8 x 6144 x 1536
+// GEMM prefetching B in 256-row register tiles (x86_avx512: 25 steps cover 400 cycles, 50 twice
+// that) ran 57 / 86-93 GFLOP/s on one / two cores with the whole tile as the distance, 58 /
+// 105-115 at 32 rows, 66-73 / 135-144 at 64; the lines are those a line apart from the first
 // element of the operand's tile at one step, and its last element's, at most
 // `kMaxPrefetchLines` of them.
 #pragma once
@@ -33,6 +37,9 @@
 namespace isam::schedule {
 
 constexpr int64_t kMaxPrefetchLines = 4;
+// DRAM's latency while the cores stream from it is about twice its idle latency, which the
+// descriptions state (`latency`).
+constexpr double kLoadedLatencyFactor = 2.0;
 constexpr int64_t kMaxPrefetchedRunBytes = 2048;
 constexpr int64_t kMaxPrefetchedReads = 4;
 // Rows a page or more apart are prefetched for up to kMaxPrefetchedFarReads reads: no
