@@ -632,6 +632,17 @@ std::vector<const schedule::Node *> prefetchingLoops(const Scheduled &s) {
   return out;
 }
 
+// Cycles of one step of the register level's loop over v: its calls at the instruction's rate.
+double stepCyclesOf(const Scheduled &s, int v) {
+  const schedule::Config &c = s.config();
+  size_t regs = c.levels.size() - 1;
+  double calls = 1;
+  for (size_t u = 0; u < c.vindices.size(); ++u)
+    if (int(u) != v)
+      calls *= double(schedule::tripsOf(c, regs, u));
+  return calls / s.loaded.target->instructions[size_t(c.instruction)].cost.perCycle;
+}
+
 TEST(SchedulePrefetch, ARowReadOncePerReductionStepIsPrefetchedAheadOfTheTile) {
   // C = A^T B with A 500000 x 512 in memory and N = 16: a register tile reads one line of a new
   // row of A per step of k, each element once. The prefetchers leave each row after its line;
@@ -661,11 +672,7 @@ TEST(SchedulePrefetch, ARowReadOncePerReductionStepIsPrefetchedAheadOfTheTile) {
   int64_t kTile = c.tiles[regs][size_t(loop.v)];
   EXPECT_TRUE(pf.ahead % kTile == 0 || kTile % pf.ahead == 0) << s.describe();
   const hw::Target &t = *s.loaded.target;
-  double calls = 1;
-  for (size_t v = 0; v < c.vindices.size(); ++v)
-    if (int(v) != loop.v)
-      calls *= double(schedule::tripsOf(c, regs, v));
-  double stepCycles = calls / t.instructions[size_t(c.instruction)].cost.perCycle;
+  double stepCycles = stepCyclesOf(s, loop.v);
   EXPECT_GE(double(pf.ahead) * stepCycles, t.memories[size_t(c.levels[0].memory)].latencyCycles)
       << s.describe();
   // The first element's line and the last one's: the 16 columns of A one tile reads.
@@ -694,11 +701,7 @@ TEST(SchedulePrefetch, ATileLongerThanTheLatencyPrefetchesWithinItself) {
   ASSERT_GT(kTile, 2 * pf.ahead) << s.describe();
   EXPECT_EQ(kTile % pf.ahead, 0) << s.describe();
   const hw::Target &t = *s.loaded.target;
-  double calls = 1;
-  for (size_t v = 0; v < c.vindices.size(); ++v)
-    if (int(v) != loop.v)
-      calls *= double(schedule::tripsOf(c, regs, v));
-  double stepCycles = calls / t.instructions[size_t(c.instruction)].cost.perCycle;
+  double stepCycles = stepCyclesOf(s, loop.v);
   double latency = t.memories[size_t(c.levels[0].memory)].latencyCycles;
   EXPECT_GE(double(pf.ahead) * stepCycles, schedule::kLoadedLatencyFactor * latency)
       << s.describe();
