@@ -39,7 +39,7 @@ private:
 // result twice (in and back out) and a layout change an element per vector slot (a pack that
 // transposes whole vectors, packTransposes: its shuffles). Into
 // registers, traffic is load slots: a broadcast element takes a whole register's slot, and an
-// input the instruction reads from memory itself (not through the registers) takes one per
+// input the instruction reads from memory itself (not through the registers) its bytes per
 // call. The cost model's traffic is the sum over operands; pictures show the parts.
 struct Traffic {
   double tileBytes = 0;

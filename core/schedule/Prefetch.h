@@ -29,7 +29,10 @@
 // that) ran 57 / 86-93 GFLOP/s on one / two cores with the whole tile as the distance, 58 /
 // 105-115 at 32 rows, 66-73 / 135-144 at 64; the lines are those a line apart from the first
 // element of the operand's tile at one step, and its last element's, at most
-// `kMaxPrefetchLines` of them.
+// `kMaxPrefetchLines` of them. Lines fetched for the next visit along the reduction wait for
+// it in the second cache level (prefetcht1): where the register tiles read more of the input
+// than that level holds before the visit (the reduction's blocks outermost, every column of B
+// between two visits of a tile's columns), the input is not prefetched.
 #pragma once
 
 #include "schedule/Schedule.h"

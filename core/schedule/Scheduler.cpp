@@ -135,12 +135,31 @@ StatementSchedule scalarPinned(const ir::Kernel &kernel, const hw::Target &targe
   return scalarSchedule(kernel, target, statement, parallel);
 }
 
+// The statement indices each instruction index of a mapping binds.
+using Binding = std::vector<std::vector<int>>;
+Binding bindingOf(const mapping::StatementMappings &m, int candidate) {
+  Binding bound;
+  for (const auto &b : m.candidates[size_t(candidate)].bindings)
+    bound.push_back(b.stmtIndices);
+  return bound;
+}
+
+// The distinct bindings of these candidates, in their order.
+std::vector<Binding> bindingsOf(const mapping::StatementMappings &m,
+                                const std::vector<int> &candidates) {
+  std::vector<Binding> out;
+  for (int c : candidates)
+    if (std::find(out.begin(), out.end(), bindingOf(m, c)) == out.end())
+      out.push_back(bindingOf(m, c));
+  return out;
+}
+
 // The mappings worth scheduling for statement `m`: full and non-degenerate, those of the
-// pinned instruction if one is pinned (E0701 when it has none), best first, at most
-// `considered` of them. The best of each way of binding the statement's indices goes before the
-// others: two instructions that bind alike (fma16 and fma16_mem) compile to the same code, and
-// filled the few places considered where a third binding ran faster (MobileNet's 7 x 7
-// pointwise GEMM: h*w on the lanes, behind f twice and k across lanes).
+// pinned instruction if one is pinned (E0701 when it has none), best first, those of at most
+// `considered` ways of binding the statement's indices: counting instructions instead, two that
+// bind alike (fma16 and fma16_mem) filled the few places considered where a third binding ran
+// faster (MobileNet's 7 x 7 pointwise GEMM: h*w on the lanes, behind f twice and k across
+// lanes).
 std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pins &pin,
                                   const SourceRange &pinRange, const hw::Target &target,
                                   size_t considered, DiagnosticSink &diags) {
@@ -172,16 +191,19 @@ std::vector<int> mappingsToSearch(const mapping::StatementMappings &m, const Pin
                 "the pinned instruction '" + pin.instruction + "' cannot run statement s" +
                     std::to_string(m.index) + (reason.empty() ? "" : ": " + reason));
   }
-  std::set<std::vector<std::vector<int>>> bindingsSeen;
-  std::stable_partition(choices.begin(), choices.end(), [&](int c) {
-    std::vector<std::vector<int>> bound;
-    for (const auto &b : m.candidates[size_t(c)].bindings)
-      bound.push_back(b.stmtIndices);
-    return bindingsSeen.insert(bound).second;
-  });
-  if (choices.size() > considered)
-    choices.resize(considered);
-  return choices;
+  // The first `considered` ways of binding, best first, each with every instruction that binds
+  // so: they compile alike, but the model costs each by what it names (fma16's broadcast into a
+  // register against fma16_mem's element read with each call, which is what the code does where
+  // the register tile uses each broadcast once).
+  std::vector<Binding> bindings = bindingsOf(m, choices);
+  if (bindings.size() > considered)
+    bindings.resize(considered);
+  std::vector<int> kept;
+  for (const Binding &bound : bindings)
+    for (int c : choices)
+      if (bindingOf(m, c) == bound)
+        kept.push_back(c);
+  return kept;
 }
 
 // The analytical model, corrected by measurements when the options carry a correction.
@@ -237,9 +259,11 @@ StatementSearch searchStatement(const ir::Kernel &kernel, const hw::Target &targ
                                 const ScheduleOptions &options) {
   StatementSearch out;
   Budget share = options.budget;
-  if (!choices.empty()) {
-    share.candidates = std::max<size_t>(1, share.candidates / choices.size());
-    share.milliseconds /= double(choices.size());
+  // A share per way of binding, for each instruction that binds so: fma16_mem beside fma16
+  // must not halve the search of either.
+  if (size_t ways = bindingsOf(m, choices).size(); ways > 0) {
+    share.candidates = std::max<size_t>(1, share.candidates / ways);
+    share.milliseconds /= double(ways);
   }
   // Many more than asked for, so that alternativesOf can spread them over register tiles.
   share.keep = options.alternatives > 0 ? options.alternatives * 16 + 1 : 0;

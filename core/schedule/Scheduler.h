@@ -22,10 +22,12 @@ struct TunedChoice {
 
 struct ScheduleOptions {
   std::string search = "beam";
-  Budget budget; // per statement, shared by the mappings it considers
+  // Per statement, shared by the ways of binding it considers; each instruction that binds
+  // alike (fma16, fma16_mem) is searched with its binding's share.
+  Budget budget;
   uint64_t seed = 1;
-  size_t mappingsConsidered = 3;
-  size_t alternatives = 0; // KernelSchedule::alternatives: at most this many per statement
+  size_t mappingsConsidered = 3; // ways of binding the statement's indices
+  size_t alternatives = 0;       // KernelSchedule::alternatives: at most this many per statement
   // By statement index. A choice whose point no longer decodes to its decisions (another
   // version of isamap, other pins) is ignored and the statement searched.
   std::map<size_t, TunedChoice> tuned;

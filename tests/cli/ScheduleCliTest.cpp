@@ -404,5 +404,6 @@ TEST(ScheduleCli, JsonSaysWhichStatementIsAStagedCopy) {
     staged.push_back(s["staged"].get<bool>());
   // Each padded convolution input is copied just before its convolution.
   EXPECT_EQ(staged, (std::vector<bool>{true, false, false, true, false, false}));
-  EXPECT_EQ(j["statements"][1]["mapping"], "fma16");
+  // fma16 or fma16_mem, which bind alike.
+  EXPECT_EQ(j["statements"][1]["mapping"].get<std::string>().rfind("fma16", 0), 0u);
 }
