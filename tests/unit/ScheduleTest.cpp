@@ -984,15 +984,14 @@ TEST(ScheduleGemm, SixteenColumnsRunOnTheLanesWithEachElementOfAReadByTheFma) {
   // FMA itself (vfmadd231ps with a {1to16} operand; 8 to 16 rows) at 92-96. Counting that
   // element as a whole register's load, the model rated the second 77.5% of peak, below the
   // first's 82%; and with fma16_mem binding as fma16 does, only fma16 was searched.
-  Loaded s = fromText(kGemm + "instance g = gemm<2560, 16, 2560>;\n", "x86_avx512", "g");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("g");
-  auto ks = s.session->schedule(k, *s.target, options());
-  const schedule::Config &c = ks.statements.at(0).config;
-  ASSERT_GE(c.mapping, 0) << describe(ks, k, *s.target);
-  EXPECT_EQ(s.target->instructions.at(size_t(c.instruction)).name, "fma16_mem")
-      << describe(ks, k, *s.target);
-  EXPECT_EQ(c.finisher, -1) << describe(ks, k, *s.target);
+  Scheduled s = scheduleOne(kGemm + "instance g = gemm<2560, 16, 2560>;\n", "g");
+  ASSERT_FALSE(s.ks.statements.empty()) << s.describe();
+  const ir::Kernel &k = s.loaded.kernels.front();
+  const schedule::Config &c = s.config();
+  ASSERT_GE(c.mapping, 0) << s.describe();
+  EXPECT_EQ(s.loaded.target->instructions.at(size_t(c.instruction)).name, "fma16_mem")
+      << s.describe();
+  EXPECT_EQ(c.finisher, -1) << s.describe();
   // The element read with each call: its 4 bytes, once per call.
   size_t regs = c.levels.size() - 1, read = 0;
   for (size_t o = 0; o < c.operands.size(); ++o) {
@@ -1006,7 +1005,7 @@ TEST(ScheduleGemm, SixteenColumnsRunOnTheLanesWithEachElementOfAReadByTheFma) {
     EXPECT_DOUBLE_EQ(t.loads, schedule::callCount(c));
     EXPECT_DOUBLE_EQ(t.totalBytes, 4 * schedule::callCount(c));
   }
-  EXPECT_EQ(read, 1u) << describe(ks, k, *s.target);
+  EXPECT_EQ(read, 1u) << s.describe();
 }
 
 TEST(ScheduleGemm, AnElementTheCallsShareTakesARegisterWhereTheFmaReadsIt) {
@@ -1015,19 +1014,17 @@ TEST(ScheduleGemm, AnElementTheCallsShareTakesARegisterWhereTheFmaReadsIt) {
   // read W from memory). Counted without it, a 256-wide tile's 16 accumulators and 16 vectors
   // of W filled the 32 registers, and the code spilled: the cell (gru_1024x1) ran at 8.3
   // GFLOP/s, against 14.7 with 192-wide tiles.
-  Loaded s = fromText("kernel gv<I, J>(X: f32[I], W: f32[I, J]) -> (Y: f32[J]) {\n"
-                      "  Y[j] += X[i] * W[i, j];\n"
-                      "  schedule { map fma16_mem; }\n"
-                      "}\n"
-                      "instance g = gv<1024, 3072>;\n",
-                      "x86_avx512", "g");
-  ASSERT_TRUE(s.target);
-  const ir::Kernel &k = s.kernel("g");
-  auto ks = s.session->schedule(k, *s.target, options());
-  const schedule::StatementSchedule &st = ks.statements.at(0);
-  ASSERT_GE(st.config.mapping, 0) << describe(ks, k, *s.target);
+  Scheduled s = scheduleOne("kernel gv<I, J>(X: f32[I], W: f32[I, J]) -> (Y: f32[J]) {\n"
+                            "  Y[j] += X[i] * W[i, j];\n"
+                            "  schedule { map fma16_mem; }\n"
+                            "}\n"
+                            "instance g = gv<1024, 3072>;\n",
+                            "g");
+  ASSERT_FALSE(s.ks.statements.empty()) << s.describe();
+  const schedule::StatementSchedule &st = s.ks.statements.at(0);
+  ASSERT_GE(st.config.mapping, 0) << s.describe();
   // Per call of the register tile: an accumulator and a vector of W, and the one broadcast.
-  EXPECT_EQ(st.cost.registersUsed, 2 * st.cost.accumulators + 1) << describe(ks, k, *s.target);
+  EXPECT_EQ(st.cost.registersUsed, 2 * st.cost.accumulators + 1) << s.describe();
   EXPECT_LE(st.cost.registersUsed, 32);
 }
 
