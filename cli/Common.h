@@ -51,7 +51,7 @@ inline const CLI::Validator kPositive(
 struct SearchOptions {
   std::string search = "beam";
   double budgetMs = 2000;
-  size_t budgetCandidates = 3000;
+  size_t budgetCandidates = schedule::Budget::kDefaultCandidates;
   std::string tuningDb; // --db (addTuningDbOption)
 };
 

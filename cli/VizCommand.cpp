@@ -45,7 +45,7 @@ Action registerViz(CLI::App &app) {
     size_t mapping = 1;
     size_t maxNodes = viz::Graph::kDefaultMaxNodes;
     double budgetMs = 60000;
-    size_t budgetCandidates = 3000;
+    size_t budgetCandidates = schedule::Budget::kDefaultCandidates;
     uint64_t seed = 1;
   };
   auto opts = std::make_shared<Options>();

@@ -33,6 +33,12 @@ constexpr double kForkJoinSeconds = 1e-6;
 // lines per latency at 3.6 GHz, where a plain read of L3 streams at 30 GB/s.
 constexpr double kPackLinesInFlight = 3;
 
+// Lines of a result's register tile whose write-back reads wait on together, from a cache: on
+// this repository's x86 host a TN GEMM's 14 x 32 tile (28 lines, C held by L3 or prefetched
+// from DRAM) cost 220-375 cycles a visit beyond its FMAs and an 8 x 32 tile (16 lines) 150-200,
+// about 12 cycles a line where L3's latency is 50: four lines per latency.
+constexpr double kWriteBackLinesInFlight = 4;
+
 // Whether a box of `size` values of a fused virtual index, whose begin is a multiple of `align`
 // (0: the begin is 0), stays within one run of its innermost statement index (`run` values):
 // then its points are that run's values, contiguous, and a register tile over it never wraps a

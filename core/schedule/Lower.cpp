@@ -4,6 +4,7 @@
 #include "schedule/Schedule.h"
 #include "source/Quantities.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -75,15 +76,40 @@ void hoistStages(Node &n, const ir::Statement &s, const Config &c,
                  const std::vector<Buffer> &buffers) {
   for (auto &x : n.body)
     hoistStages(x, s, c, buffers);
+  auto hoistable = [&](const Node &loop, const Node &stage) {
+    const Buffer &b = buffers[stage.buffer];
+    const OperandPlacement &p = c.operands[b.operand];
+    bool shared = sharedPack(c, size_t(b.operand), size_t(b.level));
+    return !touches(p.access, c.vindices[loop.v]) && (!loop.parallel || shared) &&
+           !(c.vindices[loop.v].reduction &&
+             sumsItsOwnBlock(s, c, size_t(b.operand), size_t(b.level)));
+  };
   for (auto &x : n.body) {
     while (x.kind == Node::Kind::Loop && x.body.size() == 1 &&
            x.body[0].kind == Node::Kind::Stage) {
-      const Buffer &b = buffers[x.body[0].buffer];
-      const OperandPlacement &p = c.operands[b.operand];
-      bool shared = sharedPack(c, size_t(b.operand), size_t(b.level));
-      if (touches(p.access, c.vindices[x.v]) || (x.parallel && !shared) ||
-          (c.vindices[x.v].reduction && sumsItsOwnBlock(s, c, size_t(b.operand), size_t(b.level))))
+      // Stages nest in buffer order, each filling its own buffer: the first of the chain that
+      // the loop leaves in place goes to its top, past stages of other operands only (one
+      // operand's inner buffer fills from its outer one). B's pack under A's, in a loop over M
+      // that moves A alone, was packed again for every tile of A's rows.
+      Node *holder = &x, *found = &x.body[0];
+      std::vector<int> passed;
+      auto operandOf = [&](const Node &stage) { return buffers[stage.buffer].operand; };
+      while (!hoistable(x, *found) && found->body.size() == 1 &&
+             found->body[0].kind == Node::Kind::Stage) {
+        passed.push_back(operandOf(*found));
+        holder = found;
+        found = &found->body[0];
+      }
+      if (!hoistable(x, *found) ||
+          std::find(passed.begin(), passed.end(), operandOf(*found)) != passed.end())
         break;
+      if (found != &x.body[0]) {
+        Node moved = std::move(*found);
+        holder->body[0] = std::move(moved.body[0]);
+        moved.body.clear();
+        moved.body.push_back(std::move(x.body[0]));
+        x.body[0] = std::move(moved);
+      }
       Node stage = std::move(x.body[0]);
       Node loop = std::move(x);
       loop.body = std::move(stage.body);

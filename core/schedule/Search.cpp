@@ -154,10 +154,14 @@ public:
             next.push_back({eval(q), q});
           }
         }
-      for (const auto &[cost, p] : beam)
+      for (const auto &[cost, p] : beam) {
         for (const Point &q : space.parallelSplits(p))
           if (!eval.exhausted())
             next.push_back({eval(q), q});
+        for (const Point &q : space.blockMoves(p))
+          if (!eval.exhausted())
+            next.push_back({eval(q), q});
+      }
       beam = std::move(next);
       keepBest();
       improved = beam.front().first < best;

@@ -506,6 +506,31 @@ std::vector<std::vector<size_t>> Space::parallelSplits(const std::vector<size_t>
   return out;
 }
 
+std::vector<std::vector<size_t>> Space::blockMoves(const std::vector<size_t> &point) const {
+  std::vector<std::vector<size_t>> out;
+  size_t nv = skeleton_.vindices.size(), nl = skeleton_.levels.size();
+  Config c = decode(point);
+  for (size_t v = 0; v < nv; ++v) {
+    const std::vector<int64_t> &opts = tileOptions_[v];
+    for (int dir : {-1, 1}) {
+      std::vector<size_t> q = point;
+      for (size_t l = 1; l < nl; ++l) {
+        if (pinnedTiles_[l][v])
+          continue;
+        // The option the decoded tile is (a tile clamped to the level outside it is one too).
+        auto at = std::upper_bound(opts.begin(), opts.end(), c.tiles[l][v]);
+        size_t index = at == opts.begin() ? 0 : size_t(at - opts.begin()) - 1;
+        if ((dir < 0 && index == 0) || (dir > 0 && index + 1 >= opts.size()))
+          continue;
+        q[tileKnob(l, v)] = dir < 0 ? index - 1 : index + 1;
+      }
+      if (q != point)
+        out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
 double Space::size() const {
   double n = 1;
   for (const auto &k : knobs_)
@@ -659,7 +684,7 @@ std::vector<std::vector<size_t>> Space::seedPoints() const {
     for (int rows : {4, 6, 8, 11, 14})
       // 0: the whole reduction at every level, where the register tile reads an input once
       // (GEMV's A: its rows stream start to end, and a block of k would only cut the streams).
-      for (int reduction : {32, 64, 128, 256, 0}) {
+      for (int reduction : {32, 64, 128, 256, 512, 0}) {
         std::vector<size_t> p = base;
         for (size_t v = 0; v < nv; ++v) {
           const VirtualIndex &vi = k.vindices[v];

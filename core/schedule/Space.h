@@ -47,6 +47,10 @@ public:
   // (a parallel loop of one trip, a serial loop of two), so a statement whose cache tiles hold
   // it whole would never be split. Empty where `point` already splits a loop.
   std::vector<std::vector<size_t>> parallelSplits(const std::vector<size_t> &point) const;
+  // Points that move one index's tiles at every level together, an option up or down each:
+  // one-knob moves cannot grow a block held alike at every level (k of 128 at L3, L2, L1 and
+  // the registers) but through points no better, which a local search does not take.
+  std::vector<std::vector<size_t>> blockMoves(const std::vector<size_t> &point) const;
   // What the pins asked for that this space cannot give (empty when fine).
   const std::vector<std::string> &pinProblems() const { return pinProblems_; }
 
