@@ -70,6 +70,10 @@ struct LevelLoad {
   // rows 30 KiB apart (two sets of a 12-way L1) ran at 0.44 of the same tile packed, ~31 cycles
   // per row; the latency of L2 alone is 14.
   double conflictLines = 0;
+  // Lines the innermost cache fetches for inputs read in place whose address moves a page or
+  // more per step of the reduction (farSteps): no prefetcher follows them into it, so each
+  // waits the latency of the cache outside, kPackLinesInFlight at a time.
+  double farStepLines = 0;
 };
 
 // One evaluation of a Config with the double buffering given per level.
@@ -173,6 +177,10 @@ private:
         load.conflictLines += (conflicts - traffic.totalBytes) /
                               double(target_.memories[size_t(lv.memory)].lineBytes);
       traffic.totalBytes = std::max(traffic.totalBytes, conflicts);
+      if (l + 2 == c_.levels.size() && farSteps(p))
+        load.farStepLines +=
+            traffic.totalBytes /
+            double(std::max<int64_t>(1, target_.memories[size_t(lv.memory)].lineBytes));
       lc.bytes += traffic.totalBytes;
       if (!p.output)
         load.inputBytes.push_back({o, traffic.totalBytes});
@@ -186,6 +194,33 @@ private:
     lc.footprintBytes = load.footprint;
     cost_.levels.push_back(lc);
     return load;
+  }
+
+  // Whether input p is read in place (packed nowhere) and a step of a reduction its register
+  // tile walks moves its address a page or more (B[k, n] of a GEMM with 8457 columns): the
+  // CPUs' prefetchers, which stop at a page, bring none of its lines into the innermost cache
+  // (LevelLoad::farStepLines). With 7-row tiles, 35 x 8457 x 2048 ran at 45-55 GFLOP/s on one
+  // core of this repository's x86 host reading blocks of B that the tiles of the other rows read
+  // again from L2, against 92 with 128-row blocks that L1 keeps for them.
+  bool farSteps(const OperandPlacement &p) const {
+    if (p.output || p.tensor < 0 ||
+        std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end())
+      return false;
+    const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
+    std::vector<int64_t> strides = t.strides();
+    size_t regs = c_.levels.size() - 1;
+    for (const VirtualIndex &vi : c_.vindices) {
+      if (!vi.reduction || vi.stmtIndices.empty() || !touches(p.access, vi))
+        continue;
+      int64_t bytes = 0;
+      for (size_t d = 0; d < p.access.indices.size(); ++d)
+        bytes += p.access.indices[d].coefficientOf(vi.stmtIndices.back()) * strides[d];
+      bytes *= ir::elemTypeBytes(t.type);
+      size_t v = size_t(&vi - c_.vindices.data());
+      if (std::abs(bytes) >= kPageBytes && c_.tiles[regs][v] > stepOf(c_, regs, v))
+        return true;
+    }
+    return false;
   }
 
   // What an input streaming through a cache holds at a time: one reduction step of its register
@@ -385,8 +420,12 @@ private:
     double copied =
         bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate + load.copiedAloneBytes / bw) : 0;
     m_.serial += std::max(copied, packSourceCycles(l));
-    if (int parent = target_.memories[size_t(lv.memory)].parent; parent >= 0)
-      m_.serial += load.conflictLines * target_.memories[size_t(parent)].latencyCycles / coresUsed_;
+    if (int parent = target_.memories[size_t(lv.memory)].parent; parent >= 0) {
+      double latency = target_.memories[size_t(parent)].latencyCycles;
+      m_.serial += load.conflictLines * latency / coresUsed_;
+      if (target_.memories[size_t(parent)].parent >= 0)
+        m_.serial += load.farStepLines * latency / kPackLinesInFlight / coresUsed_;
+    }
     double moveLatency = 0;
     for (const auto &p : c_.operands)
       if (p.staged[l])
@@ -445,15 +484,19 @@ private:
     tile.operand = int(o);
     tile.level = int(l);
     const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
-    bool homeHidden =
-        prefetchesResultTile(kernel_, target_, c_, tile) ||
-        double(t.elementCount() * ir::elemTypeBytes(t.type)) <= double(c_.levels[1].capacityBytes);
+    double resultBytes = double(t.elementCount() * ir::elemTypeBytes(t.type));
+    bool homeHidden = prefetchesResultTile(kernel_, target_, c_, tile) ||
+                      resultBytes <= double(c_.levels[1].capacityBytes);
     for (size_t j = 1; j + 1 < p.path.size(); ++j) {
       const hw::Memory &mem = target_.memories[size_t(c_.levels[size_t(p.path[j])].memory)];
       if (mem.parent < 0)
         continue;
       const hw::Memory &outside = target_.memories[size_t(mem.parent)];
+      // A cache that holds half its size of the whole result keeps its lines between visits,
+      // whatever the tiles' refills say (C of 35 x 1500 x 2048, 210 KiB, in a 1 MiB L2).
       double share = std::min(1.0, pathTraffic_[o][size_t(p.path[j])].totalBytes / reg.totalBytes);
+      if (2 * resultBytes <= double(c_.levels[size_t(p.path[j])].capacityBytes))
+        share = 0;
       double extra = 0;
       if (outside.parent >= 0)
         extra = std::max(0.0, outside.latencyCycles - mem.latencyCycles) / kWriteBackLinesInFlight;
