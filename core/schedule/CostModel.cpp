@@ -70,8 +70,8 @@ struct LevelLoad {
   // rows 30 KiB apart (two sets of a 12-way L1) ran at 0.44 of the same tile packed, ~31 cycles
   // per row; the latency of L2 alone is 14.
   double conflictLines = 0;
-  // Lines the innermost cache fetches for inputs read in place whose address moves a page or
-  // more per step of the reduction (farSteps): no prefetcher follows them into it, so each
+  // Lines the innermost cache fetches again for inputs read in place whose address moves a page
+  // or more per step of the reduction (farSteps): no prefetcher follows them into it, so each
   // waits the latency of the cache outside, kPackLinesInFlight at a time.
   double farStepLines = 0;
 };
@@ -177,9 +177,11 @@ private:
         load.conflictLines += (conflicts - traffic.totalBytes) /
                               double(target_.memories[size_t(lv.memory)].lineBytes);
       traffic.totalBytes = std::max(traffic.totalBytes, conflicts);
-      if (l + 2 == c_.levels.size() && farSteps(p))
+      // Only the fetches beyond the cache outside's own: the first of each line comes with the
+      // stream from further out, which the register loop's prefetch covers (Prefetch.h).
+      if (l + 2 == c_.levels.size() && l >= 2 && farSteps(p))
         load.farStepLines +=
-            traffic.totalBytes /
+            std::max(0.0, traffic.totalBytes - pathTraffic_[o][l - 1].totalBytes) /
             double(std::max<int64_t>(1, target_.memories[size_t(lv.memory)].lineBytes));
       lc.bytes += traffic.totalBytes;
       if (!p.output)
