@@ -70,9 +70,10 @@ struct LevelLoad {
   // rows 30 KiB apart (two sets of a 12-way L1) ran at 0.44 of the same tile packed, ~31 cycles
   // per row; the latency of L2 alone is 14.
   double conflictLines = 0;
-  // Lines the innermost cache fetches again for inputs read in place whose address moves a page
-  // or more per step of the reduction (farSteps): no prefetcher follows them into it, so each
-  // waits the latency of the cache outside, kPackLinesInFlight at a time.
+  // Lines a cache fetches again (beyond the fetches of the cache outside it) for inputs read in
+  // place whose address moves a page or more per step of the reduction (farSteps): no
+  // prefetcher follows them into it, so each waits the latency of the cache outside,
+  // kFarLinesInFlight at a time (farStepCycles).
   double farStepLines = 0;
 };
 
@@ -100,6 +101,7 @@ public:
       addMovement(l, load);
     }
     addSharedMovement();
+    m_.serial += farWalkCycles() / coresUsed_;
     computeBound();
     finish();
     return cost_;
@@ -179,7 +181,7 @@ private:
       traffic.totalBytes = std::max(traffic.totalBytes, conflicts);
       // Only the fetches beyond the cache outside's own: the first of each line comes with the
       // stream from further out, which the register loop's prefetch covers (Prefetch.h).
-      if (l + 2 == c_.levels.size() && l >= 2 && farSteps(p))
+      if (l + 1 < c_.levels.size() && l >= 2 && farSteps(p))
         load.farStepLines +=
             std::max(0.0, traffic.totalBytes - pathTraffic_[o][l - 1].totalBytes) /
             double(std::max<int64_t>(1, target_.memories[size_t(lv.memory)].lineBytes));
@@ -204,10 +206,18 @@ private:
   // (LevelLoad::farStepLines). With 7-row tiles, 35 x 8457 x 2048 ran at 45-55 GFLOP/s on one
   // core of this repository's x86 host reading blocks of B that the tiles of the other rows read
   // again from L2, against 92 with 128-row blocks that L1 keeps for them.
-  bool farSteps(const OperandPlacement &p) const {
+  bool farSteps(const OperandPlacement &p) const { return farStep(p).v >= 0; }
+
+  // The reduction index whose steps move input p's address a page or more, as farSteps says,
+  // and the bytes of one step (v < 0: none).
+  struct FarStep {
+    int v = -1;
+    double bytes = 0;
+  };
+  FarStep farStep(const OperandPlacement &p) const {
     if (p.output || p.tensor < 0 ||
         std::find(p.staged.begin(), p.staged.end(), true) != p.staged.end())
-      return false;
+      return {};
     const ir::Tensor &t = kernel_.tensors[size_t(p.tensor)];
     std::vector<int64_t> strides = t.strides();
     size_t regs = c_.levels.size() - 1;
@@ -220,9 +230,62 @@ private:
       bytes *= ir::elemTypeBytes(t.type);
       size_t v = size_t(&vi - c_.vindices.data());
       if (std::abs(bytes) >= kPageBytes && c_.tiles[regs][v] > stepOf(c_, regs, v))
-        return true;
+        return {int(v), double(std::abs(bytes))};
     }
-    return false;
+    return {};
+  }
+
+  // How far the register tiles walk along reduction v before they come back to where the walk
+  // started: the register tile's extent, and outwards every level whose innermost loop that
+  // moves is v's (the next tile goes on along v); a level where another index's loop moves
+  // inside v's, or around it, starts the next walk over the same rows.
+  int64_t walkedSteps(size_t v) const {
+    size_t regs = c_.levels.size() - 1;
+    int64_t walked = c_.tiles[regs][v];
+    for (size_t l = regs; l-- > 0;) {
+      int inner = -1, moving = 0;
+      for (int u : c_.order[l])
+        if (tripsOf(c_, l, size_t(u)) > 1)
+          inner = u, ++moving;
+      if (inner < 0)
+        continue;
+      if (inner != int(v))
+        break;
+      walked = c_.tiles[l][v];
+      if (moving > 1)
+        break;
+    }
+    return walked;
+  }
+
+  // The cycles the register tiles' walks along a far-stepping reduction (farStep) wait where a
+  // walk (walkedSteps) spans more than kFarWalkReachBytes: up to kFarWalkStepCycles a step,
+  // growing with the span to twice the reach, where other register tiles read the input again
+  // (an input read once walked 768 rows 24 KiB apart at 0.9 of the peak: 8 x 6144 x 1536's B).
+  // Only CPUs (a target with a triple) translate addresses.
+  double farWalkCycles() const {
+    if (target_.triple.empty() || !c_.levels.back().registers)
+      return 0;
+    size_t regs = c_.levels.size() - 1;
+    double worst = 0;
+    int walked = -1;
+    for (const auto &p : c_.operands) {
+      FarStep f = farStep(p);
+      if (f.v < 0 || registerReads(c_, p) < 2)
+        continue;
+      double span = f.bytes * double(walkedSteps(size_t(f.v)));
+      double excess = std::clamp(span / kFarWalkReachBytes - 1, 0.0, 1.0);
+      if (excess > worst)
+        worst = excess, walked = f.v;
+    }
+    if (walked < 0)
+      return 0;
+    // Steps of the walks over the whole statement: the calls, over those of one step.
+    double steps = callCount(c_);
+    for (size_t v = 0; v < c_.vindices.size(); ++v)
+      if (int(v) != walked)
+        steps /= double(tripsOf(c_, regs, v));
+    return steps * worst * kFarWalkStepCycles;
   }
 
   // What an input streaming through a cache holds at a time: one reduction step of its register
@@ -418,15 +481,13 @@ private:
                       : mv->cost.bandwidthBytesPerCycle;
     bool privateLevel = l > 0 && target_.memories[size_t(lv.memory)].parent >= 0;
     double rate = bw * (privateLevel ? coresUsed_ : 1);
-    lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l, load);
+    lc.cycles = (bw > 0 ? lc.bytes / rate : 0) + demandMissCycles(l, load) + farStepCycles(l, load);
     double copied =
         bw > 0 ? std::min(lc.cycles, load.copiedBytes / rate + load.copiedAloneBytes / bw) : 0;
     m_.serial += std::max(copied, packSourceCycles(l));
     if (int parent = target_.memories[size_t(lv.memory)].parent; parent >= 0) {
       double latency = target_.memories[size_t(parent)].latencyCycles;
       m_.serial += load.conflictLines * latency / coresUsed_;
-      if (target_.memories[size_t(parent)].parent >= 0)
-        m_.serial += load.farStepLines * latency / kPackLinesInFlight / coresUsed_;
     }
     double moveLatency = 0;
     for (const auto &p : c_.operands)
@@ -552,6 +613,17 @@ private:
       cycles += slowest;
     }
     return cycles;
+  }
+
+  // The far-step lines (LevelLoad::farStepLines) level l fetches again from the cache outside
+  // it: each waits that cache's latency, kFarLinesInFlight at a time per core, while the
+  // arithmetic goes on.
+  double farStepCycles(size_t l, const LevelLoad &load) const {
+    int parent = target_.memories[size_t(c_.levels[l].memory)].parent;
+    if (load.farStepLines <= 0 || parent < 0 || target_.memories[size_t(parent)].parent < 0)
+      return 0;
+    return load.farStepLines * target_.memories[size_t(parent)].latencyCycles / kFarLinesInFlight /
+           coresUsed_;
   }
 
   // Reads from a memory that describes its misses in flight (a cache filled from DRAM) that

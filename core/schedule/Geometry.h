@@ -23,6 +23,27 @@ int64_t roundUp(int64_t x, int64_t multiple);
 // reads that step from row to row are demand misses.
 constexpr int64_t kPageBytes = 4096;
 
+// A register tile whose reduction reads an input in place a page or more per step (farSteps in
+// CostModel.cpp), which other register tiles read again, runs at full speed while one walk
+// along the reduction spans up to
+// kFarWalkReachBytes; walks spanning twice that or more cost about kFarWalkStepCycles more per
+// step, most likely in address translation (every step is a new page; the mechanism was not
+// isolated, the machine has no PMU). Measured on this repository's x86 host: a TN GEMM's A
+// (4096 x 64 x 4096, rows 16 KiB apart) ran 9.0-10.3 ms on two cores with walks of 64-384 rows
+// (1-6 MiB) and 15.3 ms with 512 (8 MiB), 26 cycles a step against 16; 35 x 8457 x 2048's B
+// (rows 33 KiB apart) 5.0 ms with 128-row walks (4.3 MiB) and 6.7-6.9 with 256 and 512.
+constexpr double kFarWalkReachBytes = 4.0 * 1024 * 1024;
+constexpr double kFarWalkStepCycles = 8;
+
+// Lines a core keeps in flight into a cache from the next one where no prefetcher follows the
+// reads (rows a page apart, read again by the next register tile), while its arithmetic goes
+// on. Measured on this repository's x86 host: 35 x 1500 x 2048 reading B's 96-column blocks of
+// 512 rows again from L2 (latency 14), 3.5 lines a step of 21 FMAs, ran 1.19x slower than
+// 128-row blocks that L1 keeps; a TN GEMM's A (4096 x 64 x 4096), one line a step of 16 FMAs,
+// lost nothing read again from L2, and ran 0.73x as fast read again from L3 (latency 50) by
+// each 16-column tile of B.
+constexpr double kFarLinesInFlight = 4;
+
 // What a parallel loop's fork and join cost native code (libgomp waking its threads and
 // waiting for the last: 0.85 us measured for two threads on this repository's x86 host).
 constexpr double kForkJoinSeconds = 1e-6;

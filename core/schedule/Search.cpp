@@ -119,7 +119,10 @@ public:
   std::string name() const override { return "beam"; }
   SearchResult run(const Space &space, const CostModel &model, const Budget &budget,
                    uint64_t seed) const override {
-    const size_t width = 8;
+    // Eight points climbed from 35 x 8457 x 2048's seeds into packing B in 1024-row blocks
+    // (48% of the peak rated) and never reached the 128-row tiles reading B in place (63%,
+    // and measured 1.7x faster); sixteen do, within the default budget, in 0.2 s.
+    const size_t width = 16;
     std::mt19937_64 rng(seed);
     Evaluator eval(space, model, budget);
     std::vector<std::pair<double, Point>> beam;

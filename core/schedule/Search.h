@@ -12,10 +12,12 @@
 namespace isam::schedule {
 
 struct Budget {
-  // Enough for a beam over a large GEMM's five mappings to converge (7600-11000 candidates,
-  // 60-110 ms on this repository's x86 host); at 3000 it stopped short of schedules the model
-  // rates 3-7% faster, which ran 5-10% faster (5124 x 9124 x 2048: 105 -> 110 GFLOP/s).
-  static constexpr size_t kDefaultCandidates = 8000;
+  // Enough for a beam of sixteen over a large GEMM's five mappings to converge (12,000-20,000
+  // candidates, 0.2-0.35 s on this repository's x86 host); at 3000 it stopped short of
+  // schedules the model rates 3-7% faster, which ran 5-10% faster (5124 x 9124 x 2048: 105 ->
+  // 110 GFLOP/s), and at 8000 35 x 700 x 2048's (82% of the peak rated against 93%, measured
+  // 0.88x as fast).
+  static constexpr size_t kDefaultCandidates = 20000;
   size_t candidates = kDefaultCandidates;
   double milliseconds = 2000;
   size_t keep = 0; // SearchResult::ranked holds at most this many of the cheapest candidates

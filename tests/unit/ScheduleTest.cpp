@@ -694,8 +694,12 @@ TEST(SchedulePrefetch, ATileLongerThanTheLatencyPrefetchesWithinItself) {
   // 8 x 6144 x 1536: the register tile runs 256 steps of k over B, 24 KiB between rows, and DRAM
   // under load needs about 50 of them (twice 400 cycles at 16 FMAs a step). A whole tile ahead,
   // the lines wait in L2 for the tile's next visit: 57 / 86-93 GFLOP/s on one / two cores here,
-  // against 66-73 / 135-144 at 64 rows.
-  Scheduled s = scheduleOne(kGemm + "instance few = gemm<8, 6144, 1536>;\n", "few");
+  // against 66-73 / 135-144 at 64 rows. The tile's length is pinned: the search may walk
+  // fewer rows (kFarWalkReachBytes).
+  Scheduled s = scheduleOne("kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+                            "  C[m, n] += A[m, k] * B[k, n];\n  schedule { tile ZMM: k 256; }\n}\n"
+                            "instance few = gemm<8, 6144, 1536>;\n",
+                            "few");
   ASSERT_FALSE(s.ks.statements.empty());
   const schedule::Config &c = s.config();
   ASSERT_GE(c.mapping, 0) << s.describe();
@@ -719,16 +723,16 @@ TEST(SchedulePrefetch, ATileLongerThanTheLatencyPrefetchesWithinItself) {
 }
 
 TEST(SchedulePrefetch, LinesAreNotPrefetchedForAVisitTheCacheWouldNotKeepThemFor) {
-  // 35 x 8457 x 2560 in 256-row tiles of 12 x 16, B prefetched 128 rows ahead into L2: with 128
-  // columns outermost the next 256 rows of a tile's columns come after 128 KiB of B, and it ran
-  // at 95-96 GFLOP/s on one core; with the k blocks outermost they come after every column of
-  // B's 256 rows (8.6 MiB), long gone from L2, and it ran at 54-73, each tile's first rows
-  // missing.
+  // 35 x 8457 x 2560 in 128-row tiles of 12 x 16, B prefetched 256 rows ahead into L2: with 128
+  // columns outermost the next rows of a tile's columns come after 64 KiB of B, and it ran at
+  // 95-100 GFLOP/s on one core of this repository's x86 host; with the k blocks outermost they
+  // come after every column of B's 128 rows (4.3 MiB), long gone from L2 (256-row tiles ran at
+  // 54-73, each tile's first rows missing).
   auto pinned = [](const std::string &order) {
     return "kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
            "  C[m, n] += A[m, k] * B[k, n];\n"
-           "  schedule { map fma16_mem; tile L3: n 128, m 35, k 256; tile L2: n 64, m 35, k 256;\n"
-           "    tile L1: n 16, m 12, k 256; tile ZMM: n 16, m 12, k 256; order DRAM: " +
+           "  schedule { map fma16_mem; tile L3: n 128, m 35, k 128; tile L2: n 64, m 35, k 128;\n"
+           "    tile L1: n 16, m 12, k 128; tile ZMM: n 16, m 12, k 128; order DRAM: " +
            order +
            "; order L2: k, n, m; }\n"
            "}\n"
@@ -1448,7 +1452,9 @@ TEST(ScheduleFromDescription, ReadsThatOutrunThePrefetchersCostTheirMisses) {
   Loaded s = fromText(kGemm + few, "x86_avx512", "few");
   ASSERT_TRUE(s.target);
   const ir::Kernel &k = s.kernel("few");
-  auto ks = s.session->schedule(k, *s.target, options());
+  // The default budget: 3000 candidates stop a beam of sixteen short of the streaming reads.
+  auto ks =
+      s.session->schedule(k, *s.target, options("beam", schedule::Budget::kDefaultCandidates));
   const auto &chosen = ks.statements.at(0);
   ASSERT_GE(chosen.config.mapping, 0) << describe(ks, k, *s.target);
   size_t l1 = 0;
@@ -2120,7 +2126,7 @@ TEST(ScheduleGemm, ASumsRegisterTileStaysInsideTheReductionsLoops) {
 TEST(ScheduleGemm, APackBeforeTheParallelLoopIsOneThreadsWork) {
   const std::string tiles =
       "map fma16; tile L3: n 512, m 128, k 128; tile L2: n 128, m 32; tile L1: n 32, m 8; "
-      "tile ZMM: n 32, m 8; order L3: n, k, m; ";
+      "tile ZMM: n 32, m 8; order DRAM: n, k, m; order L3: n, k, m; ";
   const std::string sizes = "512, 24000, 1536";
   Pinned overM = schedulePinned(pinned(tiles + "parallel: m;", sizes), "x86_avx512");
   Pinned overN = schedulePinned(pinned(tiles + "parallel: n;", sizes), "x86_avx512");
