@@ -27,10 +27,11 @@ constexpr int64_t kPageBytes = 4096;
 // CostModel.cpp), which other register tiles read again, runs at full speed while one walk
 // along the reduction spans up to kFarWalkReachBytes; walks spanning twice that or more cost
 // about kFarWalkStepCycles more per step, most likely in address translation (every step is a
-// new page; the mechanism was not isolated, the machine has no PMU). Measured on this repository's x86 host: a TN GEMM's A
-// (4096 x 64 x 4096, rows 16 KiB apart) ran 9.0-10.3 ms on two cores with walks of 64-384 rows
-// (1-6 MiB) and 15.3 ms with 512 (8 MiB), 26 cycles a step against 16; 35 x 8457 x 2048's B
-// (rows 33 KiB apart) 5.0 ms with 128-row walks (4.3 MiB) and 6.7-6.9 with 256 and 512.
+// new page; the mechanism was not isolated, the machine has no PMU). Measured on this
+// repository's x86 host: a TN GEMM's A (4096 x 64 x 4096, rows 16 KiB apart) ran 9.0-10.3 ms on
+// two cores with walks of 64-384 rows (1-6 MiB) and 15.3 ms with 512 (8 MiB), 26 cycles a step
+// against 16; 35 x 8457 x 2048's B (rows 33 KiB apart) 5.0 ms with 128-row walks (4.3 MiB) and
+// 6.7-6.9 with 256 and 512.
 constexpr double kFarWalkReachBytes = 4.0 * 1024 * 1024;
 constexpr double kFarWalkStepCycles = 8;
 
