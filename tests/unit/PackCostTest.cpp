@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <optional>
 
 using namespace isam;
 
@@ -191,24 +190,25 @@ TEST(PackCost, FarRowsWalkedBySpatialIndexMayBePacked) {
 // 64 x 64 x 1024: costed with the blocks of k outermost in L2 (the 16 register tiles of a block
 // walk the same 256 rows of A) and with k innermost (each tile goes on along all 1024 rows).
 struct TnWalks {
-  std::optional<Gemm> g;
+  Gemm g;
   schedule::Cost within, beyond;
   double steps = 0; // of the register tiles' walks over the whole statement
   double cores = 1;
 
-  explicit TnWalks(int64_t m) {
-    g.emplace("kernel gemm_tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
-              "  C[m, n] += A[k, m] * B[k, n];\n"
-              "  schedule { map fma16_mem; tile L3: n 64, m " +
-                  std::to_string(std::min<int64_t>(m, 1024)) +
-                  ", k 1024; tile L2: n 64, m 64, k 1024;\n"
-                  "    tile L1: n 16, m 16, k 256; tile ZMM: n 16, m 16, k 256; order L2: k, n, "
-                  "m; }\n"
-                  "}\ninstance g = gemm_tn<" +
-                  std::to_string(m) + ", 64, 4096>;\n",
-              "x86_avx512");
-    schedule::Config blocksFirst = g->config();
-    int l2 = g->levelNamed("L2");
+  static std::string text(int64_t m) {
+    return "kernel gemm_tn<M, N, K>(A: f32[K, M], B: f32[K, N]) -> (C: f32[M, N]) {\n"
+           "  C[m, n] += A[k, m] * B[k, n];\n"
+           "  schedule { map fma16_mem; tile L3: n 64, m " +
+           std::to_string(std::min<int64_t>(m, 1024)) +
+           ", k 1024; tile L2: n 64, m 64, k 1024;\n"
+           "    tile L1: n 16, m 16, k 256; tile ZMM: n 16, m 16, k 256; order L2: k, n, m; }\n"
+           "}\ninstance g = gemm_tn<" +
+           std::to_string(m) + ", 64, 4096>;\n";
+  }
+
+  explicit TnWalks(int64_t m) : g(text(m), "x86_avx512") {
+    schedule::Config blocksFirst = g.config();
+    int l2 = g.levelNamed("L2");
     std::map<std::string, int> index;
     for (size_t v = 0; v < blocksFirst.vindices.size(); ++v)
       index[blocksFirst.vindices[v].name] = int(v);
@@ -217,14 +217,14 @@ struct TnWalks {
       return;
     schedule::Config alongK = blocksFirst;
     alongK.order[size_t(l2)] = {index.at("n"), index.at("m"), index.at("k")};
-    within = g->cost(blocksFirst);
-    beyond = g->cost(alongK);
+    within = g.cost(blocksFirst);
+    beyond = g.cost(alongK);
     // The calls over those of one step (16 rows of C, one call each).
     size_t regs = blocksFirst.levels.size() - 1;
     steps = schedule::callCount(blocksFirst) /
             double(schedule::tripsOf(blocksFirst, regs, size_t(index.at("m"))) *
                    schedule::tripsOf(blocksFirst, regs, size_t(index.at("n"))));
-    cores = schedule::parallelSpeedup(blocksFirst, int(g->target->cores));
+    cores = schedule::parallelSpeedup(blocksFirst, int(g.target->cores));
   }
 };
 
@@ -233,20 +233,20 @@ TEST(FarWalk, AWalkAlongRowsAPageApartWaitsBeyondItsReach) {
   // B's columns read them: walks of 256 rows span 4 MiB, of 1024 rows 16 MiB. On this
   // repository's x86 host, walks of up to 384 rows ran 9-10 ms on two cores, 512 rows 15.
   TnWalks w(4096);
-  ASSERT_TRUE(w.within.valid && w.beyond.valid) << w.g->describe();
+  ASSERT_TRUE(w.within.valid && w.beyond.valid) << w.g.describe();
   // Every step of every walk waits, on the cores the parallel loop uses.
   double wait = w.steps * schedule::kFarWalkStepCycles / w.cores;
-  EXPECT_GT(w.beyond.cycles - w.within.cycles, 0.9 * wait) << w.g->describe();
-  EXPECT_LT(w.beyond.cycles - w.within.cycles, 1.5 * wait) << w.g->describe();
+  EXPECT_GT(w.beyond.cycles - w.within.cycles, 0.9 * wait) << w.g.describe();
+  EXPECT_LT(w.beyond.cycles - w.within.cycles, 1.5 * wait) << w.g.describe();
 }
 
 TEST(FarWalk, RowsLessThanAPageApartWalkFreely) {
   // An A of 256 columns: its rows lie 1 KiB apart, under a page, and a walk of any length costs
   // no more than the traffic its order moves.
   TnWalks w(256);
-  ASSERT_TRUE(w.within.valid && w.beyond.valid) << w.g->describe();
+  ASSERT_TRUE(w.within.valid && w.beyond.valid) << w.g.describe();
   EXPECT_LT(w.beyond.cycles - w.within.cycles, 0.2 * w.steps * schedule::kFarWalkStepCycles)
-      << w.g->describe();
+      << w.g.describe();
 }
 
 } // namespace
