@@ -152,8 +152,7 @@ private:
       bool demand = false;
       double conflicts = conflictMissBytes(o, l, demand);
       double elemBytes = ir::elemTypeBytes(stagedType(kernel_, p));
-      double bytes =
-          double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l]))) * elemBytes;
+      double bytes = double(tileElements(s_, p.access, c_.vindices, c_.tiles[l])) * elemBytes;
       // A scratchpad holds the tile in the instruction's layout, padded to whole operands.
       if (lv.softwareManaged && !lv.registers && p.staged[l] && !layoutDims(c_, o).empty())
         bytes = double(product(layoutTile(c_, o, l, true))) * elemBytes;
@@ -295,7 +294,7 @@ private:
     for (size_t v = 0; v < c_.vindices.size(); ++v)
       if (c_.vindices[v].reduction)
         step[v] = std::max<int64_t>(1, c_.vindices[v].instrExtent);
-    return double(product(tileFootprint(s_, p.access, c_.vindices, step))) *
+    return double(tileElements(s_, p.access, c_.vindices, step)) *
            ir::elemTypeBytes(stagedType(kernel_, p));
   }
 
@@ -539,7 +538,7 @@ private:
       return 0;
     const hw::Memory &innerMem = target_.memories[size_t(c_.levels[size_t(inner)].memory)];
     double lineBytes = double(std::max<int64_t>(1, innerMem.lineBytes));
-    double tileBytes = double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l]))) *
+    double tileBytes = double(tileElements(s_, p.access, c_.vindices, c_.tiles[l])) *
                        ir::elemTypeBytes(stagedType(kernel_, p));
     double lines = reg.loads * std::ceil(tileBytes / lineBytes);
     double wait = innerMem.latencyCycles / kWriteBackLinesInFlight;
@@ -747,7 +746,7 @@ private:
       for (size_t l = 0; l < c_.levels.size(); ++l)
         if (c_.levels[l].registers && p.staged[l])
           return operandTraffic(kernel_, c_, o, l).loads *
-                 double(product(tileFootprint(s_, p.access, c_.vindices, c_.tiles[l])));
+                 double(tileElements(s_, p.access, c_.vindices, c_.tiles[l]));
     }
     return 0;
   }
@@ -883,8 +882,7 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
     out.totalBytes = calls * elemBytes;
     return out;
   }
-  out.tileBytes =
-      double(product(tileFootprint(s, p.access, c.vindices, c.tiles[level]))) * elemBytes;
+  out.tileBytes = double(tileElements(s, p.access, c.vindices, c.tiles[level])) * elemBytes;
   // Into a scratchpad, the DMA moves the tile in the instruction's layout (a packed operand's
   // windows overlap there, so it can exceed the tensor's footprint).
   if (lv.softwareManaged && !lv.registers && p.staged[level] && !layoutDims(c, operand).empty())

@@ -213,10 +213,12 @@ double callCount(const Config &c) {
   return calls;
 }
 
-std::vector<int64_t> statementCounts(const ir::Statement &s,
-                                     const std::vector<VirtualIndex> &vindices,
-                                     const std::vector<int64_t> &tile) {
-  std::vector<int64_t> counts(s.indices.size(), 1);
+namespace {
+
+// statementCounts into `counts`, which it resizes.
+void countStatementIndices(const ir::Statement &s, const std::vector<VirtualIndex> &vindices,
+                           const std::vector<int64_t> &tile, std::vector<int64_t> &counts) {
+  counts.assign(s.indices.size(), 1);
   for (size_t v = 0; v < vindices.size(); ++v) {
     int64_t rest = tile[v];
     const auto &group = vindices[v].stmtIndices;
@@ -226,17 +228,30 @@ std::vector<int64_t> statementCounts(const ir::Statement &s,
       rest = (rest + extent - 1) / extent;
     }
   }
+}
+
+// The values one dimension of an access spans over a box of `counts` statement indices.
+int64_t rangeOf(const ir::Affine &dim, const std::vector<int64_t> &counts) {
+  int64_t range = 1;
+  for (auto [i, coef] : dim.terms)
+    range += std::llabs(coef) * (counts[size_t(i)] - 1);
+  return range;
+}
+
+} // namespace
+
+std::vector<int64_t> statementCounts(const ir::Statement &s,
+                                     const std::vector<VirtualIndex> &vindices,
+                                     const std::vector<int64_t> &tile) {
+  std::vector<int64_t> counts;
+  countStatementIndices(s, vindices, tile, counts);
   return counts;
 }
 
 std::vector<int64_t> accessExtents(const ir::Access &access, const std::vector<int64_t> &counts) {
   std::vector<int64_t> out;
-  for (const auto &dim : access.indices) {
-    int64_t range = 1;
-    for (auto [i, coef] : dim.terms)
-      range += std::llabs(coef) * (counts[size_t(i)] - 1);
-    out.push_back(range);
-  }
+  for (const auto &dim : access.indices)
+    out.push_back(rangeOf(dim, counts));
   return out;
 }
 
@@ -244,6 +259,16 @@ std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &acc
                                    const std::vector<VirtualIndex> &vindices,
                                    const std::vector<int64_t> &tile) {
   return accessExtents(access, statementCounts(s, vindices, tile));
+}
+
+int64_t tileElements(const ir::Statement &s, const ir::Access &access,
+                     const std::vector<VirtualIndex> &vindices, const std::vector<int64_t> &tile) {
+  thread_local std::vector<int64_t> counts;
+  countStatementIndices(s, vindices, tile, counts);
+  int64_t elements = 1;
+  for (const auto &dim : access.indices)
+    elements *= rangeOf(dim, counts);
+  return elements;
 }
 
 void statementBox(const Config &c, const ir::Statement &s, const std::vector<int64_t> &begin,

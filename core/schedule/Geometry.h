@@ -149,6 +149,10 @@ std::vector<int64_t> accessExtents(const ir::Access &access, const std::vector<i
 std::vector<int64_t> tileFootprint(const ir::Statement &s, const ir::Access &access,
                                    const std::vector<VirtualIndex> &vindices,
                                    const std::vector<int64_t> &tile);
+// The number of elements of that box (its dimensions' product), without allocating: the
+// cost model asks for it many times per candidate.
+int64_t tileElements(const ir::Statement &s, const ir::Access &access,
+                     const std::vector<VirtualIndex> &vindices, const std::vector<int64_t> &tile);
 
 // The range [lo[i], hi[i]] of each statement index over a box of virtual indices (each
 // [begin[v], begin[v] + size[v])): a fused index spans its inner indices whole unless the box

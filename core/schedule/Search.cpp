@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <random>
+#include <unordered_map>
 
 namespace isam::schedule {
 
@@ -17,7 +17,8 @@ using Point = std::vector<size_t>;
 class Evaluator {
 public:
   Evaluator(const Space &space, const CostModel &model, const Budget &budget)
-      : space_(space), model_(model), budget_(budget), start_(Clock::now()) {}
+      : space_(space), model_(model), budget_(budget), start_(Clock::now()),
+        scratch_(space.decode(Point(space.knobs().size(), 0))) {}
 
   bool exhausted() {
     if (result.budgetExhausted)
@@ -38,7 +39,8 @@ public:
     if (exhausted())
       return INFINITY;
     ++result.evaluated;
-    Config c = space_.decode(p);
+    Config &c = scratch_;
+    space_.decodeInto(p, c);
     Cost cost = model_.evaluate(c);
     if (cost.valid)
       c.doubleBuffered = cost.doubleBuffered;
@@ -50,7 +52,7 @@ public:
     if (cost.valid && (!result.found || cycles < result.cost.score)) {
       result.found = true;
       result.point = p;
-      result.config = std::move(c);
+      result.config = c;
       result.cost = std::move(cost);
     }
     seen_.emplace(p, cycles);
@@ -77,7 +79,17 @@ private:
   const CostModel &model_;
   const Budget &budget_;
   Clock::time_point start_;
-  std::map<Point, double> seen_;
+  // Decoded into for each evaluation: a Config per point would copy the skeleton's accesses.
+  Config scratch_;
+  struct PointHash {
+    size_t operator()(const Point &p) const {
+      size_t h = p.size();
+      for (size_t x : p)
+        h = h * 0x9E3779B97F4A7C15ull + x + 1;
+      return h;
+    }
+  };
+  std::unordered_map<Point, double, PointHash> seen_;
 };
 
 Point randomPoint(const Space &space, std::mt19937_64 &rng) {

@@ -574,8 +574,22 @@ bool Space::mayReadInPlace(const Config &c, const PackOption &option) const {
 
 Config Space::decode(const std::vector<size_t> &point) const {
   Config c = skeleton_;
+  decodeInto(point, c);
+  return c;
+}
+
+void Space::decodeInto(const std::vector<size_t> &point, Config &c) const {
+  // Only what a point decides is written; the rest stays the skeleton's. Assignments reuse the
+  // vectors' storage, which is what makes this cheaper than a copy of the skeleton.
+  c.doubleBuffered = skeleton_.doubleBuffered;
+  for (size_t o = 0; o < c.operands.size(); ++o) {
+    c.operands[o].staged = skeleton_.operands[o].staged;
+    c.operands[o].staging = skeleton_.operands[o].staging;
+  }
   size_t nv = c.vindices.size(), nl = c.levels.size();
-  c.tiles.assign(nl, std::vector<int64_t>(nv, 1));
+  c.tiles.resize(nl);
+  for (auto &tile : c.tiles)
+    tile.assign(nv, 1);
   for (size_t v = 0; v < nv; ++v)
     c.tiles[0][v] = c.vindices[v].extent;
   for (size_t l = 1; l < nl; ++l)
@@ -615,7 +629,6 @@ Config Space::decode(const std::vector<size_t> &point) const {
       p.staging[size_t(to)] = {Staging::Kind::Pack};
     }
   }
-  return c;
 }
 
 std::vector<size_t> Space::heuristicPoint() const {

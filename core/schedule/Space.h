@@ -34,6 +34,8 @@ public:
   const std::vector<Knob> &knobs() const { return knobs_; }
   double size() const; // product of the option counts
   Config decode(const std::vector<size_t> &point) const;
+  // The same into `c`, a Config this Space decoded before: a search's evaluations reuse one.
+  void decodeInto(const std::vector<size_t> &point, Config &c) const;
   // A point encoding a sensible default (the greedy start of local searches).
   std::vector<size_t> heuristicPoint() const;
   // Register-blocked starts in the manner of BLAS micro-kernels: a few vectors along the
