@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -2254,6 +2255,52 @@ TEST(ScheduleSearch, ABlockMoveMovesOneIndexsTilesAtEveryLevelTogether) {
     severalLevels = severalLevels || levels >= 2;
   }
   EXPECT_TRUE(severalLevels);
+}
+
+TEST(ScheduleSearch, DecodingIntoAReusedConfigGivesWhatAFreshDecodeGives) {
+  // The search decodes every point into one Config (Space::decodeInto) and marks its levels'
+  // double buffering as the model found it: whatever a point before decided (a pack, a
+  // single-buffered scratchpad) must not leak into the next.
+  for (const char *target : {"x86_avx512", "systolic16"}) {
+    SCOPED_TRACE(target);
+    Pinned p = schedulePinned(pinned("", "1024, 1024, 1024"), target);
+    ASSERT_EQ(p.ks.statements.size(), 1u);
+    const ir::Kernel &kernel = p.setup.kernels.at(0);
+    mapping::StatementMappings maps = p.setup.session->mappings(kernel, *p.setup.target).at(0);
+    schedule::Space space(kernel, *p.setup.target, maps, p.ks.statements[0].config.mapping, {});
+    std::vector<std::vector<size_t>> points = space.seedPoints();
+    points.push_back(space.heuristicPoint());
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 200; ++i) {
+      std::vector<size_t> q;
+      for (const auto &knob : space.knobs())
+        q.push_back(size_t(rng() % knob.options));
+      points.push_back(q);
+    }
+    schedule::Config reused = space.decode(points.back());
+    size_t packsSeen = 0;
+    for (const auto &q : points) {
+      reused.doubleBuffered.assign(reused.doubleBuffered.size(), false);
+      space.decodeInto(q, reused);
+      schedule::Config fresh = space.decode(q);
+      ASSERT_EQ(reused.tiles, fresh.tiles);
+      ASSERT_EQ(reused.order, fresh.order);
+      ASSERT_EQ(reused.parallel, fresh.parallel);
+      ASSERT_EQ(reused.doubleBuffered, fresh.doubleBuffered);
+      ASSERT_EQ(reused.operands.size(), fresh.operands.size());
+      for (size_t o = 0; o < fresh.operands.size(); ++o) {
+        ASSERT_EQ(reused.operands[o].staged, fresh.operands[o].staged);
+        for (size_t l = 0; l < fresh.operands[o].staging.size(); ++l) {
+          ASSERT_EQ(reused.operands[o].staging[l].kind, fresh.operands[o].staging[l].kind);
+          ASSERT_EQ(reused.operands[o].staging[l].move, fresh.operands[o].staging[l].move);
+          packsSeen += fresh.operands[o].staging[l].kind == schedule::Staging::Kind::Pack;
+        }
+      }
+    }
+    if (std::string(target) == "x86_avx512") {
+      EXPECT_GT(packsSeen, 0u); // some points pack, and the next ones must not
+    }
+  }
 }
 
 namespace {
