@@ -241,6 +241,7 @@ int runInstances(RunOptions &o) {
                            o.interpret ? "run --interpret" : "run", po.printAfter))
     return usage;
   po.target = o.target;
+  po.threads = pipeline::requestedThreads(o.threads);
   po.schedule = scheduleOptions(o.search, o.seed);
   std::optional<pipeline::TuningDb> tuning;
   if (int failed = loadTuningDb(o.search.tuningDb, "run", tuning))

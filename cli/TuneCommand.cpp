@@ -157,6 +157,7 @@ int tuneInstances(TuneOptions &o) {
   }
   pipeline::Options po;
   po.target = o.target;
+  po.threads = pipeline::requestedThreads(o.tune.threads);
   po.schedule = scheduleOptions(o.search, o.tune.seed);
   po.schedule.alternatives = o.tune.trials > 1 ? o.tune.trials - 1 : 0;
   // The candidates are ranked by the model as corrected by what the database measured before.

@@ -53,13 +53,18 @@ std::string Executor::emulatorName() const {
   return cross_ ? cross_->emulatorName() : std::string();
 }
 
-unsigned Executor::threads(unsigned requested) const {
+unsigned requestedThreads(unsigned requested) {
   if (requested > 0)
     return requested;
   // What the generated code itself would choose (backends/llvm/Backend.h).
   const char *env = std::getenv("ISAMAP_NUM_THREADS");
   int n = env ? std::atoi(env) : 0;
-  return n > 0 ? unsigned(n) : std::max(1u, target_ ? target_->cores : 1u);
+  return n > 0 ? unsigned(n) : 0;
+}
+
+unsigned Executor::threads(unsigned requested) const {
+  unsigned n = requestedThreads(requested);
+  return n > 0 ? n : std::max(1u, target_ ? target_->cores : 1u);
 }
 
 llvm::Error Executor::admit(const ir::Kernel &kernel) const {

@@ -51,6 +51,10 @@ struct Execution {
   std::optional<accel::SimResult> simulation; // the simulator's figures
 };
 
+// The threads a run asks for: `requested` when positive, else ISAMAP_NUM_THREADS when that is
+// a positive count, else 0 (the target's cores).
+unsigned requestedThreads(unsigned requested);
+
 class Executor {
 public:
   // The executor for `target` (null: the interpreter), ready to run: the JIT made for it, or

@@ -142,6 +142,8 @@ const hw::Target *Pipeline::target() {
       target_ = *options_.givenTarget;
     else
       target_ = session_.target(options_.target);
+    if (target_ && options_.threads > 0)
+      target_->cores = std::min(target_->cores, options_.threads);
     // Errors before (in the instances) or in its description leave no target; later ones (in
     // one instance's schedule) do not take it away from the next instance.
     if (session_.diagnostics().hasErrors())

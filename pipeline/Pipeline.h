@@ -37,6 +37,10 @@ struct Options {
   // A target built before, used instead of building `target` (the benchmarks reuse one across
   // sessions: the host's is calibrated, which takes a while). Must outlive the pipeline.
   const hw::Target *givenTarget = nullptr;
+  // The threads the code will run on (0: the target's cores): the schedules are made for that
+  // many of the target's cores, and what the model says is for them, so that `run --threads 1`
+  // and `tune --threads 1` set one core's estimate beside one thread's time.
+  unsigned threads = 0;
   schedule::ScheduleOptions schedule;
   // Measured schedules (isamap tune): an instance with a record for the target on this machine
   // is scheduled as it records, not searched. Must outlive the pipeline.

@@ -2,6 +2,7 @@
 
 #include "schedule/CostModel.h"
 #include "schedule/Geometry.h"
+#include "source/Quantities.h"
 #include "viz/HardwareGraph.h"
 #include "viz/KernelGraph.h"
 
@@ -225,7 +226,7 @@ struct ScheduleBuilder {
       std::string loop = "for " + c.vindices[size_t(v)].name + " step " + std::to_string(step) +
                          " (" + std::to_string(schedule::tripsOf(c, level, size_t(v))) + " trips)";
       if (level == 0 && v == c.parallel)
-        loop += ", parallel over " + std::to_string(t.cores) + " cores";
+        loop += ", parallel over " + countOf(t.cores, "core");
       lines += "<BR ALIGN=\"LEFT\"/>" + html(sanitize(loop, o.maxLabelChars));
     }
     return lines;

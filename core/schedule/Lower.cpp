@@ -189,7 +189,7 @@ void printNode(std::ostringstream &o, const Node &n, const StatementSchedule &ss
   case Node::Kind::Loop: {
     const VirtualIndex &v = c.vindices[n.v];
     o << pad << "for " << v.name << " step " << n.step << "   [" << c.levels[n.level].name
-      << (n.parallel ? ", parallel over " + std::to_string(target.cores) + " cores" : "") << "]\n";
+      << (n.parallel ? ", parallel over " + countOf(target.cores, "core") : "") << "]\n";
     for (const Node::Prefetch &pf : n.prefetches)
       o << pad << "  prefetch " << ir::printAccess(c.operands[pf.operand].access, s, kernel.tensors)
         << " at " << v.name << " + " << pf.ahead << " (" << pf.offsets.size()

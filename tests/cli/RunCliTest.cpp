@@ -89,6 +89,33 @@ TEST(RunNativeCli, ThreadsOption) {
   EXPECT_EQ(zero.exitCode, 2) << zero.out;
 }
 
+// The schedule is made for the threads the code runs on: one thread, one core's schedule and
+// one core's estimate (twice the cycles of two cores' parallel loop), from --threads or from
+// ISAMAP_NUM_THREADS.
+TEST(RunNativeCli, SchedulesForTheThreadsItRunsOn) {
+  auto cycles = [](const std::string &text) {
+    std::smatch m;
+    return std::regex_search(text, m, std::regex(R"(cost: ([0-9,]+) cycles)"))
+               ? std::stod(std::regex_replace(m[1].str(), std::regex(","), ""))
+               : 0.0;
+  };
+  std::string gemm = test::samplePath("gemm.isam") +
+                     " --instance gemm_1760x128x1760 --target host --print-after=schedule";
+  auto two = runCmd(gemm + " --threads 2");
+  ASSERT_EQ(two.exitCode, 0) << two.err;
+  if (!has(two.err, "parallel over 2 cores"))
+    GTEST_SKIP() << "this machine has one core";
+  auto one = runCmd(gemm + " --threads 1");
+  ASSERT_EQ(one.exitCode, 0) << one.err;
+  EXPECT_FALSE(has(one.err, "parallel over 2 cores")) << one.err;
+  EXPECT_TRUE(has(one.out, "on 1 thread:")) << one.out;
+  ASSERT_GT(cycles(two.err), 0) << two.err;
+  EXPECT_GT(cycles(one.err), 1.5 * cycles(two.err)) << one.err << two.err;
+  auto env = test::run("ISAMAP_NUM_THREADS=1 " + kIsamap + " run " + gemm);
+  ASSERT_EQ(env.exitCode, 0) << env.err;
+  EXPECT_EQ(cycles(env.err), cycles(one.err)) << env.err;
+}
+
 TEST(RunNativeCli, JsonHasTheCheckAndTheTimes) {
   auto r = runCmd(kGemmSmall + " --target host --check --repeat 2 --threads 2 --format=json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
