@@ -54,6 +54,12 @@ void addTuningDbOption(CLI::App &cmd, std::string &path) {
                  "ISAMAP_TUNING_DB)");
 }
 
+void addScheduleThreadsOption(CLI::App &cmd, unsigned &threads) {
+  cmd.add_option("--threads", threads,
+                 "Schedule for this many threads, at most the target's cores (default: its cores)")
+      ->check(CLI::Range(1u, 4096u));
+}
+
 int loadTuningDb(const std::string &flag, const char *verb,
                  std::optional<pipeline::TuningDb> &out) {
   std::string path = pipeline::tuningDbPath(flag);

@@ -101,6 +101,9 @@ int printAfterOption(const std::vector<std::string> &names, pipeline::Stage last
 
 // --db PATH: the tuning database `schedule`, `compile` and `run` take measured schedules from.
 void addTuningDbOption(CLI::App &cmd, std::string &path);
+// --threads of the commands that schedule without running (schedule, compile): the threads the
+// code is made for, at most the target's cores (pipeline::Options::threads).
+void addScheduleThreadsOption(CLI::App &cmd, unsigned &threads);
 // The database `flag` (or ISAMAP_TUNING_DB) names, in `out` (left empty when none is named);
 // 0, or 1 after printing why it cannot be read.
 int loadTuningDb(const std::string &flag, const char *verb, std::optional<pipeline::TuningDb> &out);

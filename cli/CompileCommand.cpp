@@ -44,6 +44,7 @@ struct CompileOptions {
   SearchOptions search;
   std::vector<std::string> printAfter;
   uint64_t seed = 1;
+  unsigned threads = 0; // 0: the target's cores
 };
 
 // What the target cannot emit is a usage error (2), found before any scheduling.
@@ -143,6 +144,7 @@ int compileInstances(CompileOptions &o) {
   if (int usage = printAfterOption(o.printAfter, pipeline::Stage::Asm, "compile", po.printAfter))
     return usage;
   po.target = o.target;
+  po.threads = o.threads;
   po.schedule = scheduleOptions(o.search, o.seed);
   std::optional<pipeline::TuningDb> tuning;
   if (int failed = loadTuningDb(o.search.tuningDb, "compile", tuning))
@@ -229,6 +231,7 @@ Action registerCompile(CLI::App &app) {
   addSelectorOptions(*cmd, opts->selector);
   addSearchOptions(*cmd, opts->search);
   addTuningDbOption(*cmd, opts->search.tuningDb);
+  addScheduleThreadsOption(*cmd, opts->threads);
   addPrintAfterOption(*cmd, opts->printAfter);
   return [opts]() { return compileInstances(*opts); };
 }

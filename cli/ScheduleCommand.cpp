@@ -22,6 +22,7 @@ Action registerSchedule(CLI::App &app) {
     SearchOptions searchOptions;
     std::vector<std::string> printAfter;
     uint64_t seed = 1;
+    unsigned threads = 0; // 0: the target's cores
     bool check = false;
     interp::Reference reference = interp::Reference::Rows;
   };
@@ -33,6 +34,7 @@ Action registerSchedule(CLI::App &app) {
       ->required();
   addSearchOptions(*cmd, opts->searchOptions);
   addTuningDbOption(*cmd, opts->searchOptions.tuningDb);
+  addScheduleThreadsOption(*cmd, opts->threads);
   cmd->add_option("--seed", opts->seed, "Seed of the search and of --check's inputs");
   cmd->add_flag("--check", opts->check,
                 "Execute the schedule on random inputs and compare with the reference");
@@ -47,6 +49,7 @@ Action registerSchedule(CLI::App &app) {
                                      po.printAfter))
       return usage;
     po.target = opts->target;
+    po.threads = opts->threads;
     po.schedule = scheduleOptions(opts->searchOptions, opts->seed);
     std::optional<pipeline::TuningDb> tuning;
     if (int failed = loadTuningDb(opts->searchOptions.tuningDb, "schedule", tuning))

@@ -114,6 +114,11 @@ TEST(RunNativeCli, SchedulesForTheThreadsItRunsOn) {
   auto env = test::run("ISAMAP_NUM_THREADS=1 " + kIsamap + " run " + gemm);
   ASSERT_EQ(env.exitCode, 0) << env.err;
   EXPECT_EQ(cycles(env.err), cycles(one.err)) << env.err;
+  // `schedule` (and `compile`) make the same schedule when told the threads.
+  auto scheduled = test::run(kIsamap + " schedule " + test::samplePath("gemm.isam") +
+                             " --instance gemm_1760x128x1760 --target host --threads 1");
+  ASSERT_EQ(scheduled.exitCode, 0) << scheduled.err;
+  EXPECT_EQ(cycles(scheduled.out), cycles(one.err)) << scheduled.out;
 }
 
 TEST(RunNativeCli, JsonHasTheCheckAndTheTimes) {
