@@ -159,7 +159,7 @@ private:
       if (lv.registers) {
         double perInstance = registersPerInstance(p, lv);
         double instances = registerInstances(p, l);
-        load.registers += int(perInstance * instances);
+        load.registers += int(perInstance * std::max(instances, heldInstances(p, l)));
         load.footprint += bytes;
         if (p.staged[l])
           load.stagedRegisters.push_back({&p, perInstance * instances});
@@ -423,6 +423,29 @@ private:
     int width = std::max<int>(1, target_.memories[size_t(lv.memory)].registerBytes);
     return std::ceil(double(std::max<int64_t>(1, op.elementCount())) * ir::elemTypeBytes(op.type) /
                      width);
+  }
+  // Vectors of input p the register tile at level l keeps live: the backend unrolls the tile
+  // and loads each vector once, so one that a loop outside it reuses (across a loop over an
+  // index it does not depend on) stays in a register for that loop's whole run. A lane-reduced
+  // GEMM's 6 x 5 tile (order m, n) holds B's 5 vectors beside its 30 accumulators; counted as
+  // one, it spilled and ran at 0.45 of a 3 x 5 tile. Scalars read from memory are not vectors.
+  double heldInstances(const OperandPlacement &p, size_t l) const {
+    const ir::Tensor &op = instr_.semantics.tensors[size_t(p.operand)];
+    if (p.output || op.shape.empty() || l >= c_.order.size())
+      return 1;
+    double held = 1;
+    bool reusedOutside = false;
+    for (int v : c_.order[l]) {
+      const VirtualIndex &vi = c_.vindices[size_t(v)];
+      if (vi.reduction)
+        continue;
+      int64_t trips = tripsOf(c_, l, size_t(v));
+      if (!touches(p.access, vi))
+        reusedOutside = reusedOutside || trips > 1;
+      else if (reusedOutside)
+        held *= double(trips);
+    }
+    return held;
   }
   // Whether more than one call of the register tile at level l reads each element of input p.
   bool sharedByCalls(const OperandPlacement &p, size_t l) const {
@@ -872,14 +895,16 @@ Traffic operandTraffic(const ir::Kernel &kernel, const Config &c, size_t operand
   if (!onPath) {
     if (!lv.registers || p.output)
       return out;
-    // Read from memory at every call, as a memory operand of the instruction: its bytes only.
-    // Unlike a broadcast into a register (a whole register's slot, one a cycle on the Genoa
-    // host), the load rides with the instruction: 16 vfmadd231ps with a {1to16} operand and 8
-    // 512-bit loads beside them ran in 16.0-16.6 cycles there, as fast as the 16 FMAs alone.
+    // Read from memory at every call, as a memory operand of the instruction: one load of the
+    // path each, whatever its width. On a Zen 4 core (two 256-bit loads a cycle, one 512-bit)
+    // 16 vfmadd231ps with a {1to16} operand and 8 512-bit loads beside them ran in 16.0-16.6
+    // cycles, as fast as the 16 FMAs alone; on a Zen 5 core (two loads a cycle of any width, two
+    // FMAs) 16 of them with one 512-bit load ran in 8.5 cycles, 24 with two in 13, not 8 and 12.
     double calls = callCount(c);
-    out.tileBytes = elemBytes;
+    double slot = std::max<double>(elemBytes, lv.loadSlotBytes);
+    out.tileBytes = slot;
     out.loads = calls;
-    out.totalBytes = calls * elemBytes;
+    out.totalBytes = calls * slot;
     return out;
   }
   out.tileBytes = double(tileElements(s, p.access, c.vindices, c.tiles[level])) * elemBytes;

@@ -44,6 +44,9 @@ struct Level {
   uint64_t capacityBytes = 0;
   double bandwidthBytesPerCycle = 0; // delivered into this level by its parent
   uint32_t registerBytes = 0;        // registers: the width of one
+  // Registers: the path's bytes per load it issues (its bandwidth over the loads that start per
+  // cycle), what an instruction's memory operand takes of it whatever its width.
+  double loadSlotBytes = 0;
 };
 
 // How an operand's tile is brought into an explicit buffer at one level.

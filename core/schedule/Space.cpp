@@ -99,6 +99,27 @@ std::vector<VirtualIndex> virtualIndices(const ir::Statement &s, const mapping::
   return out;
 }
 
+// Loads into register memory m that start per cycle: the units of the moves that fill it from
+// the memory outside (two load pipes on x86 and Arm cores); 1 when no move says.
+uint32_t loadsPerCycle(const hw::Target &target, int m) {
+  uint32_t units = 0;
+  for (const auto &in : target.instructions) {
+    if (!in.isMove || in.unit < 0 || in.semantics.tensors.empty())
+      continue;
+    bool fills = false, fromParent = false;
+    for (const auto &op : in.semantics.tensors) {
+      int at = target.memoryIndex(op.memory);
+      if (op.role == ir::TensorRole::Input)
+        fromParent = fromParent || at == target.memories[size_t(m)].parent;
+      else
+        fills = fills || at == m;
+    }
+    if (fills && fromParent)
+      units = std::max(units, target.units[size_t(in.unit)].count);
+  }
+  return std::max(1u, units);
+}
+
 // Levels: the memories on the operands' paths (each innermost first), outermost first.
 std::vector<Level> levelsOf(const hw::Target &target, const std::vector<std::vector<int>> &paths) {
   std::vector<int> memories;
@@ -120,6 +141,8 @@ std::vector<Level> levelsOf(const hw::Target &target, const std::vector<std::vec
     double parentBw = mem.parent >= 0 ? target.memories[mem.parent].bandwidthBytesPerCycle : 0;
     l.bandwidthBytesPerCycle = parentBw;
     l.registerBytes = mem.isRegisters ? mem.registerBytes : 0;
+    if (mem.isRegisters)
+      l.loadSlotBytes = parentBw / double(loadsPerCycle(target, m));
     out.push_back(l);
   }
   return out;
