@@ -40,8 +40,10 @@ public:
   std::vector<size_t> heuristicPoint() const;
   // Register-blocked starts in the manner of BLAS micro-kernels: a few vectors along the
   // instruction's index times a few rows of the other spatial indices in registers, a long
-  // reduction at every level, and cache tiles growing outward. Local searches start from the
-  // best of them, which one-knob moves alone rarely reach.
+  // reduction at every level, and cache tiles growing outward; for a statement that reduces
+  // over overlapping windows only (a depthwise convolution), also tiles along one window index
+  // with the other indices at one. Local searches start from the best of them, which one-knob
+  // moves alone rarely reach.
   std::vector<std::vector<size_t>> seedPoints() const;
   // Points that run a loop of `point` in parallel where it runs none (or its parallel loop has
   // one trip): for each index that may run in parallel, its outermost cache tile cut into two
