@@ -70,6 +70,22 @@ std::vector<std::vector<int>> permutations(size_t n) {
   return out;
 }
 
+// The orders (up to 120) that run every reduction index outside every spatial one.
+std::vector<std::vector<int>> reductionsFirst(const std::vector<VirtualIndex> &vindices) {
+  std::vector<int> reductions, spatial;
+  for (size_t v = 0; v < vindices.size(); ++v)
+    (vindices[v].reduction ? reductions : spatial).push_back(int(v));
+  std::vector<std::vector<int>> out;
+  do {
+    std::vector<int> s = spatial;
+    do {
+      out.push_back(reductions);
+      out.back().insert(out.back().end(), s.begin(), s.end());
+    } while (std::next_permutation(s.begin(), s.end()) && out.size() < 120);
+  } while (std::next_permutation(reductions.begin(), reductions.end()) && out.size() < 120);
+  return out;
+}
+
 // Virtual indices: bound groups (in instruction order), then the loops.
 std::vector<VirtualIndex> virtualIndices(const ir::Statement &s, const mapping::Candidate &c) {
   std::vector<VirtualIndex> out;
@@ -325,6 +341,14 @@ void Space::addOptions(const hw::Target &target, const std::vector<bool> &mayPac
   auto perms = permutations(k.vindices.size());
   for (size_t l = 0; l < k.levels.size(); ++l)
     orderOptions_.push_back(perms);
+  // Inside a register tile the reductions run outermost: the tile's loads of a step then read
+  // each row's run of vectors together, and all its accumulators are independent. A spatial
+  // loop outside a reduction walks the reduction once per trip instead, a line per row: the
+  // GEMV of a GRU's gates (W[i, g, j], rows 12 KiB apart) with j's four vectors outside i ran
+  // in 1.78 ms on one core, against 190 us with i outermost, and the model, which has no
+  // TLB, rated the two within 10%.
+  if (!k.levels.empty() && k.levels.back().registers)
+    orderOptions_.back() = reductionsFirst(k.vindices);
   parallelOptions_.push_back(-1);
   // A loop runs in parallel over cores, or over a CPU's threads (the host may have more than
   // its description says); a single-core accelerator has neither.

@@ -654,6 +654,32 @@ TEST(ScheduleConv, ADepthwiseTileRunsAlongTheWindowWithOneChannel) {
   EXPECT_GT(c.tiles[c.levels.size() - 1][size_t(kv)], 1) << conv.describe();
 }
 
+TEST(ScheduleGemm, ARegisterTileRunsItsReductionsOutermost) {
+  // A GRU cell's gate GEMV on one core: W[i, g, j] has rows 12 KiB apart. With j's vectors
+  // outside i in the register tile, each trip of j walks i again a line per row (1.78 ms on the
+  // host); with i outermost, each row's run of vectors is read together (190 us).
+  Loaded s = fromText("kernel gv<I, H>(X: f32[1, I], W: f32[I, 3, H]) -> (G: f32[1, 3, H]) {\n"
+                      "  G[b, g, j] += X[b, i] * W[i, g, j];\n"
+                      "}\n"
+                      "instance gv = gv<1024, 1024>;\n",
+                      "x86_avx512", "gv");
+  ASSERT_TRUE(s.target);
+  hw::Target one = *s.target;
+  one.cores = 1;
+  const ir::Kernel &k = s.kernel("gv");
+  auto ks = s.session->schedule(k, one, options("beam", schedule::Budget::kDefaultCandidates));
+  ASSERT_EQ(ks.statements.size(), 1u);
+  const schedule::Config &c = ks.statements[0].config;
+  ASSERT_GE(c.mapping, 0) << describe(ks, k, one);
+  bool spatialSeen = false;
+  for (int v : c.order.back()) {
+    if (!c.vindices[size_t(v)].reduction)
+      spatialSeen = true;
+    else
+      EXPECT_FALSE(spatialSeen) << describe(ks, k, one);
+  }
+}
+
 TEST(ScheduleGemm, GemvStreamsEachRowOfAWhole) {
   // y = A x with A 7680 x 2560: each element of A is read once. Its rows need no cache block of
   // k (their 10 KiB do not have to stay in L1: nothing reads them again), and blocks of 512
@@ -739,11 +765,12 @@ TEST(SchedulePrefetch, ATileLongerThanTheLatencyPrefetchesWithinItself) {
   // under load needs about 50 of them (twice 400 cycles at 16 FMAs a step). A whole tile ahead,
   // the lines wait in L2 for the tile's next visit: 57 / 86-93 GFLOP/s on one / two cores here,
   // against 66-73 / 135-144 at 64 rows. The tile's length is pinned: the search may walk
-  // fewer rows (kFarWalkReachBytes).
+  // fewer rows (kFarWalkReachBytes). Searched until it converges, as the CLI does: at 3000
+  // candidates the budget stopped it at a 3 x 96 tile that needs no prefetch.
   Scheduled s = scheduleOne("kernel gemm<M, N, K>(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {\n"
                             "  C[m, n] += A[m, k] * B[k, n];\n  schedule { tile ZMM: k 256; }\n}\n"
                             "instance few = gemm<8, 6144, 1536>;\n",
-                            "few");
+                            "few", schedule::Budget::kDefaultCandidates);
   ASSERT_FALSE(s.ks.statements.empty());
   const schedule::Config &c = s.config();
   ASSERT_GE(c.mapping, 0) << s.describe();
